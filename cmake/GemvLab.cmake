@@ -1,0 +1,137 @@
+# The lab's CMake vocabulary: how a step, its kernels, its exercise and its tests are built.
+
+# OpenBLAS and Open MPI are optional: the steps that use them say so when they are absent.
+macro(gemv_find_optional_dependencies)
+  set(BLA_VENDOR OpenBLAS)
+  find_package(BLAS QUIET)
+  find_path(GEMV_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas openblas-pthread openblas-openmp)
+  if(BLAS_FOUND AND GEMV_CBLAS_INCLUDE_DIR)
+    set(GEMV_HAVE_OPENBLAS ON)
+    message(STATUS "OpenBLAS: ${BLAS_LIBRARIES} (cblas.h in ${GEMV_CBLAS_INCLUDE_DIR})")
+  else()
+    set(GEMV_HAVE_OPENBLAS OFF)
+    message(STATUS "OpenBLAS: not found; step 02 runs without its OpenBLAS row")
+  endif()
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    message(STATUS "MPI: ${MPI_CXX_LIBRARY_VERSION_STRING}")
+  else()
+    message(STATUS "MPI: not found; the MPI steps are not built")
+  endif()
+  # Catch2 3 where the system has it (Ubuntu 24.04), 2.13 where it does not (Debian 12).
+  find_package(Catch2 3 QUIET)
+  if(Catch2_FOUND)
+    set(GEMV_CATCH2_MAJOR 3)
+  else()
+    find_package(Catch2 2.13 REQUIRED)
+    set(GEMV_CATCH2_MAJOR 2)
+  endif()
+  message(STATUS "Catch2: ${Catch2_VERSION}")
+endmacro()
+
+# gemv_add_step(NUMBER 03 NAME naive [GPU] SOURCES main.cpp KERNELS gemv_naive.cu
+#               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_CUDA] [NEEDS_MPI])
+#
+# Builds, from steps/NN_name/, the program stepNN_name; from solutions/NN_name/ and
+# exercises/NN_name/, the kernel library of each variant in GEMV_VARIANTS; from tests/, one test
+# program per variant labelled stepNN, solution|exercise and gpu. Registers the step for the ladder.
+function(gemv_add_step)
+  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS;BAD_INPUT_ARGS" ${ARGN})
+  set(step "${S_NUMBER}_${S_NAME}")
+  set(program "step${step}")
+  if(S_GPU AND NOT GEMV_HAVE_CUDA)
+    message(STATUS "step ${step}: skipped (no CUDA compiler)")
+    return()
+  endif()
+  if(S_NEEDS_MPI AND NOT MPI_CXX_FOUND)
+    message(STATUS "step ${step}: skipped (no MPI)")
+    return()
+  endif()
+  set(common_lib gemv_common)
+  if(S_GPU)
+    set(common_lib gemv_common_cuda)
+  endif()
+
+  # One kernel library per variant: the same sources from solutions/ or exercises/.
+  foreach(variant IN LISTS GEMV_VARIANTS)
+    set(dir "${PROJECT_SOURCE_DIR}/${variant}s/${step}")
+    set(srcs "")
+    foreach(k IN LISTS S_KERNELS)
+      list(APPEND srcs "${dir}/${k}")
+    endforeach()
+    set(lib "step${S_NUMBER}_${variant}_kernels")
+    if(srcs)
+      add_library(${lib} STATIC ${srcs})
+      target_include_directories(${lib} PUBLIC "${dir}")
+      target_link_libraries(${lib} PUBLIC ${common_lib} ${S_LIBS})
+    else()  # a step with nothing to fill in (00): the harness alone
+      add_library(${lib} INTERFACE)
+      target_link_libraries(${lib} INTERFACE ${common_lib} ${S_LIBS})
+    endif()
+  endforeach()
+  list(GET GEMV_VARIANTS 0 program_variant)
+
+  add_executable(${program} ${S_SOURCES})
+  target_link_libraries(${program} PRIVATE step${S_NUMBER}_${program_variant}_kernels)
+  set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+  set(labels "step${S_NUMBER}")
+  if(S_GPU)
+    list(APPEND labels gpu)
+  endif()
+
+  # Tests: written once, built against each variant.
+  foreach(variant IN LISTS GEMV_VARIANTS)
+    foreach(t IN LISTS S_TESTS)
+      get_filename_component(tname "${t}" NAME_WE)
+      set(exe "${tname}_${variant}")
+      add_executable(${exe} "${PROJECT_SOURCE_DIR}/tests/${t}")
+      target_link_libraries(${exe} PRIVATE step${S_NUMBER}_${variant}_kernels gemv_test_main)
+      if(S_GPU)
+        target_compile_definitions(${exe} PRIVATE GEMV_TEST_NEEDS_GPU=1)
+      endif()
+      set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tests")
+      add_test(NAME ${exe} COMMAND ${exe})
+      set_tests_properties(${exe} PROPERTIES LABELS "${labels};${variant}" SKIP_RETURN_CODE 77)
+      if(variant STREQUAL "exercise" AND GEMV_EXERCISES_EXPECT_FAIL)
+        set_tests_properties(${exe} PROPERTIES WILL_FAIL TRUE)
+      endif()
+    endforeach()
+  endforeach()
+
+  # The contract of every step program: bad input is refused with a message and exit 2, and the
+  # default run verifies (or is skipped with 77 where there is no GPU).
+  gemv_add_program_tests(${program} "${labels};${program_variant}" ${S_BAD_INPUT_ARGS})
+
+  if(NOT S_NO_LADDER)
+    set_property(GLOBAL APPEND PROPERTY GEMV_LADDER_STEPS "${S_NUMBER}|${S_NAME}|$<TARGET_FILE:${program}>")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY GEMV_STEP_PROGRAMS ${program})
+endfunction()
+
+function(gemv_add_program_tests program labels)
+  set(check "${PROJECT_SOURCE_DIR}/cmake/expect_exit.cmake")
+  set(cases
+      "m_zero|2|--m must be between|--m,0"
+      "m_negative|2|--m must be between|--m,-5"
+      "n_not_a_number|2|--n takes a whole number|--n,12abc"
+      "unknown_option|2|unknown option|--bogus,1"
+      "missing_value|2|needs a value|--m"
+      "bad_precision|2|--precision is float or double|--precision,half"
+      "bad_layout|2|--layout is row or col|--layout,diagonal"
+      "bytes_overflow|2|overflows 64 bits|--m,4000000000,--n,4000000000,--precision,double"
+      "help|0|usage: ${program}|--help")
+  foreach(c IN LISTS cases)
+    string(REPLACE "|" ";" parts "${c}")
+    list(GET parts 0 name)
+    list(GET parts 1 code)
+    list(GET parts 2 regex)
+    list(GET parts 3 args)
+    add_test(NAME ${program}_cli_${name}
+             COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT_CODE=${code}
+                     "-DEXPECT_REGEX=${regex}" -P "${check}")
+    set_tests_properties(${program}_cli_${name} PROPERTIES LABELS "${labels};cli")
+  endforeach()
+  # A small default-shaped run: verifies end to end, skipped (77) without a GPU.
+  add_test(NAME ${program}_run COMMAND ${program} --m 300 --n 257 --reps 2 --warmup 1)
+  set_tests_properties(${program}_run PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+endfunction()

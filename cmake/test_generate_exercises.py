@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Tests of the exercise generator: stubs keep the marker's indent and hint; malformed markers
+are rejected with the file and line."""
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+GEN = pathlib.Path(__file__).resolve().parent / "generate_exercises.py"
+failures = []
+
+
+def run(files, *extra):
+    with tempfile.TemporaryDirectory() as d:
+        root = pathlib.Path(d)
+        for name, text in files.items():
+            p = root / "solutions" / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        r = subprocess.run([sys.executable, str(GEN), "--root", str(root), *extra], capture_output=True, text=True)
+        out = {p.relative_to(root / "exercises").as_posix(): p.read_text()
+               for p in (root / "exercises").rglob("*") if p.is_file()} if (root / "exercises").exists() else {}
+        return r, out
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+good = "void f() {\n    int a = 1;\n    // BEGIN SOLUTION add the row\n    a += 2;\n    // END SOLUTION\n}\n"
+r, out = run({"01_x/k.cpp": good, "01_x/notes.txt": "plain\n"})
+expect(r.returncode == 0, f"a good file is accepted: {r.stderr}")
+ex = out.get("01_x/k.cpp", "")
+expect("    // TODO: add the row\n" in ex, f"the stub keeps indent and hint: {ex!r}")
+expect("a += 2" not in ex, "the solution is removed")
+expect(out.get("01_x/notes.txt") == "plain\n", "other files are copied as they are")
+
+for name, text, needle in [
+    ("nested", "// BEGIN SOLUTION\n// BEGIN SOLUTION\n// END SOLUTION\n// END SOLUTION\n", "k.cpp:2: BEGIN SOLUTION inside"),
+    ("unclosed", "int a;\n// BEGIN SOLUTION\nint b;\n", "k.cpp:2: BEGIN SOLUTION is never closed"),
+    ("stray end", "int a;\n// END SOLUTION\n", "k.cpp:2: END SOLUTION without"),
+]:
+    r, _ = run({"01_x/k.cpp": text})
+    expect(r.returncode != 0 and needle in r.stderr, f"{name}: exit {r.returncode}, stderr {r.stderr!r}")
+
+r, _ = run({"01_x/k.cpp": good}, "--check")
+expect(r.returncode == 1 and "missing" in r.stderr, f"--check names a missing exercise: {r.stderr!r}")
+
+for f in failures:
+    print("FAILED:", f)
+print(f"{3 + 3 + 1 - len(failures)} checks passed, {len(failures)} failed" if failures else "all generator checks passed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,107 @@
+#include "cpu_step.hpp"
+
+#include <unistd.h>
+#include <algorithm>
+#include <iostream>
+
+#include "host_array.hpp"
+#include "timing.hpp"
+
+namespace gemv {
+
+void require_host_memory(std::uint64_t bytes, const char* what) {
+    const double total = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    if (total > 0 && static_cast<double>(bytes) > 0.75 * total)
+        throw UsageError(std::string(what) + " needs " + format_bytes(static_cast<double>(bytes)) +
+                         " of host memory; this machine has " + format_bytes(total));
+}
+
+double measure_cpu_read_ceiling(int reps) {
+    constexpr std::size_t kLanes = 32;  // independent partial sums per thread: the adds never wait
+    const std::size_t count = (std::size_t(512) << 20) / sizeof(float);
+    HostArray<float> buffer(count);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < count; ++i) buffer[i] = 1.0f;  // first touch by the thread that reads it
+    float sink = 0;
+    const Stats t = time_cpu(
+        [&] {
+            float sum = 0;
+#pragma omp parallel reduction(+ : sum)
+            {
+                float part[kLanes] = {};
+#pragma omp for schedule(static)
+                for (std::size_t i = 0; i < count; i += kLanes) {
+#pragma omp simd
+                    for (std::size_t l = 0; l < kLanes; ++l) part[l] += buffer[i + l];
+                }
+                for (float p : part) sum += p;
+            }
+            sink += sum;
+        },
+        1, reps, false);
+    if (sink == 0.5f) std::cerr << "";  // keeps the sums alive
+    return static_cast<double>(count * sizeof(float)) / (t.median_ms * 1e6);
+}
+
+template <class T>
+Verification run_and_verify_cpu(const HostProblem<T>& p, const std::function<void(const T*, const T*, T*)>& kernel) {
+    HostArray<T> y(static_cast<std::size_t>(p.shape.m));
+    std::fill(y.begin(), y.end(), poison_value<T>());
+    kernel(p.A.data(), p.x.data(), y.data());
+    return verify(y.data(), compute_reference(p.A.data(), p.x.data(), p.shape), p.shape.n);
+}
+
+template Verification run_and_verify_cpu<float>(const HostProblem<float>&,
+                                                const std::function<void(const float*, const float*, float*)>&);
+template Verification run_and_verify_cpu<double>(const HostProblem<double>&,
+                                                 const std::function<void(const double*, const double*, double*)>&);
+
+namespace {
+
+template <class T>
+int run_cpu(const Options& o, const StepSpec& spec, const CpuKernels<T>& factory) {
+    const std::uint64_t bytes = model_bytes(o.shape.m, o.shape.n, sizeof(T));
+    require_host_memory(bytes + static_cast<std::uint64_t>(o.shape.m) * 16, "this problem");
+    const double ceiling = measure_cpu_read_ceiling();
+    const HostProblem<T> p = make_problem<T>(o.shape, o.seed);
+    HostArray<T> y(static_cast<std::size_t>(o.shape.m));
+    const Reference ref = o.verify ? compute_reference(p.A.data(), p.x.data(), o.shape) : Reference{};
+
+    std::vector<Result> results;
+    bool all_ok = true;
+    for (const CpuKernel& k : factory(o, p, y.data())) {
+        const auto poison = [&] { std::fill(y.begin(), y.end(), poison_value<T>()); };
+        Result r;
+        r.step = spec.number;
+        r.name = spec.name;
+        r.variant = k.variant;
+        r.shape = o.shape;
+        r.precision = precision_of<T>();
+        r.cold = o.cold;
+        r.time = time_cpu(k.run, o.warmup, o.reps, o.cold, poison);
+        r.ceiling_gbps = ceiling;
+        r.traffic = k.traffic;
+        r.launch = k.launch;
+        r.verify_skipped = !o.verify;
+        if (o.verify) {
+            const Verification v = verify(y.data(), ref, o.shape.n);  // the last timed run's output
+            r.verified = v.ok;
+            if (!v.ok) std::cerr << "step " << spec.number << " " << k.variant << ": " << v.message << "\n";
+            all_ok &= v.ok;
+        }
+        results.push_back(r);
+    }
+    print_results(std::cout, o.format, cpu_metadata(), results);
+    return all_ok ? kExitOk : kExitWrong;
+}
+
+}  // namespace
+
+int cpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const CpuKernels<float>& f32,
+                  const CpuKernels<double>& f64) {
+    return run_step(argc, argv, spec, [&](const Options& o) {
+        return o.precision == Precision::f32 ? run_cpu<float>(o, spec, f32) : run_cpu<double>(o, spec, f64);
+    });
+}
+
+}  // namespace gemv

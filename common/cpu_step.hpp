@@ -1,0 +1,38 @@
+// The driver of a CPU step: parse, make the problem, time each kernel, verify, report.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "problem.hpp"
+#include "report.hpp"
+#include "verify.hpp"
+
+namespace gemv {
+
+struct CpuKernel {
+    std::string variant;
+    std::string launch;  // how it runs: "1 thread", "16 threads, static"
+    Traffic traffic;
+    std::function<void()> run;
+};
+
+template <class T>
+using CpuKernels = std::function<std::vector<CpuKernel>(const Options&, const HostProblem<T>&, T* y)>;
+
+int cpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const CpuKernels<float>& f32,
+                  const CpuKernels<double>& f64);
+
+// The CPU's streaming-read bandwidth: all threads summing a buffer far larger than the caches.
+double measure_cpu_read_ceiling(int reps = 5);
+
+// Refuses (UsageError) a problem whose host arrays would not fit in this machine's memory.
+void require_host_memory(std::uint64_t bytes, const char* what);
+
+// Poisons y, runs the kernel once, verifies: what tests and mains share.
+template <class T>
+Verification run_and_verify_cpu(const HostProblem<T>& p, const std::function<void(const T*, const T*, T*)>& kernel);
+
+}  // namespace gemv

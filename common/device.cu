@@ -1,0 +1,191 @@
+#include "device.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+namespace gemv {
+
+std::string version_text(int v) {
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+double DeviceFacts::datasheet_gbps() const {
+    return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
+}
+
+Metadata DeviceFacts::metadata() const {
+    Metadata m;
+    m.device = name;
+    m.units = sm_count;
+    m.runtime_version = version_text(runtime_version);
+    m.driver_version = version_text(driver_version);
+    m.build_type = build_type();
+    m.git_revision = git_revision();
+    return m;
+}
+
+DeviceFacts query_device(int id) {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        cudaGetLastError();  // clear the sticky error for anything that runs after
+        throw NoDevice(cudaGetErrorString(err));
+    }
+    if (count <= id) throw NoDevice("the runtime sees " + std::to_string(count) + " devices");
+    GEMV_CUDA_CHECK(cudaSetDevice(id));
+    DeviceFacts f;
+    f.id = id;
+    cudaDeviceProp p{};
+    GEMV_CUDA_CHECK(cudaGetDeviceProperties(&p, id));
+    f.name = p.name;
+    f.cc_major = p.major;
+    f.cc_minor = p.minor;
+    f.sm_count = p.multiProcessorCount;
+    f.l2_bytes = p.l2CacheSize;
+    f.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    f.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+    f.registers_per_sm = p.regsPerMultiprocessor;
+    f.warp_size = p.warpSize;
+    f.shared_per_sm = p.sharedMemPerMultiprocessor;
+    f.shared_per_block_optin = p.sharedMemPerBlockOptin;
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&f.memory_clock_khz, cudaDevAttrMemoryClockRate, id));
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&f.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, id));
+    GEMV_CUDA_CHECK(cudaMemGetInfo(&f.free_bytes, &f.global_bytes));
+    GEMV_CUDA_CHECK(cudaRuntimeGetVersion(&f.runtime_version));
+    GEMV_CUDA_CHECK(cudaDriverGetVersion(&f.driver_version));
+    return f;
+}
+
+// Reads n float4s and writes nothing unless the sum is a value random data never sums to, so
+// the compiler cannot drop the loads. Four independent loads per thread keep bytes in flight.
+__global__ void read_stream(const float4* __restrict__ data, std::size_t n, float* sink) {
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    float acc = 0;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        const float4 a = data[i], b = data[i + stride], c = data[i + 2 * stride], d = data[i + 3 * stride];
+        acc += (a.x + b.y) + (c.z + d.w);
+    }
+    for (; i < n; i += stride) acc += data[i].x;
+    if (acc == -1.2345e30f) *sink = acc;
+}
+
+static void launch_read_stream(const DeviceFacts& f, const float* data, std::size_t floats, float* sink,
+                               cudaStream_t s) {
+    const int block = 256;
+    const int grid = f.sm_count * std::max(1, f.max_threads_per_sm / block);
+    read_stream<<<grid, block, 0, s>>>(reinterpret_cast<const float4*>(data), floats / 4, sink);
+    GEMV_CUDA_CHECK_LAUNCH();
+}
+
+double measure_read_ceiling(const DeviceFacts& f, int reps) {
+    std::size_t free_bytes = 0, total = 0;
+    GEMV_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    // 2 GiB is 40 times an H100's L2; smaller GPUs get a quarter of their free memory.
+    const std::size_t bytes = std::min<std::size_t>(std::size_t(2) << 30, free_bytes / 4) & ~std::size_t(4095);
+    DeviceArray<float> buffer(bytes / sizeof(float));
+    DeviceArray<float> sink(1);
+    GEMV_CUDA_CHECK(cudaMemset(buffer.data(), 0, bytes));
+    const Stats t = time_gpu(
+        f, [&](cudaStream_t s) { launch_read_stream(f, buffer.data(), buffer.size(), sink.data(), s); }, {}, 2, reps,
+        false);
+    return static_cast<double>(bytes) / (t.median_ms * 1e6);
+}
+
+L2Scrubber::L2Scrubber(const DeviceFacts& f)
+    : buffer_(std::max(2 * f.l2_bytes, 1 << 20) / sizeof(float)),
+      sink_(1),
+      grid_(f.sm_count * std::max(1, f.max_threads_per_sm / 256)) {
+    GEMV_CUDA_CHECK(cudaMemset(buffer_.data(), 0, buffer_.size() * sizeof(float)));
+}
+
+void L2Scrubber::scrub(cudaStream_t s) {
+    // Reading (not writing) evicts without leaving dirty lines to be written back during the
+    // timed launch.
+    read_stream<<<grid_, 256, 0, s>>>(reinterpret_cast<const float4*>(buffer_.data()), buffer_.size() / 4,
+                                      sink_.data());
+    GEMV_CUDA_CHECK_LAUNCH();
+}
+
+Stats time_gpu(const DeviceFacts& f, const std::function<void(cudaStream_t)>& launch,
+               const std::function<void(cudaStream_t)>& before, int warmup, int reps, bool cold) {
+    cudaStream_t s = 0;
+    for (int i = 0; i < warmup; ++i) {
+        if (before) before(s);
+        launch(s);
+    }
+    GEMV_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::unique_ptr<L2Scrubber> scrubber;
+    if (cold) scrubber = std::make_unique<L2Scrubber>(f);
+    cudaEvent_t start, stop;
+    GEMV_CUDA_CHECK(cudaEventCreate(&start));
+    GEMV_CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        if (before) before(s);
+        if (scrubber) scrubber->scrub(s);
+        GEMV_CUDA_CHECK(cudaEventRecord(start, s));
+        launch(s);
+        GEMV_CUDA_CHECK(cudaEventRecord(stop, s));
+        GEMV_CUDA_CHECK(cudaEventSynchronize(stop));
+        float t = 0;
+        GEMV_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms.push_back(t);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return summarize(ms);
+}
+
+std::string Launch::describe() const {
+    std::ostringstream s;
+    s << "grid " << grid.x;
+    if (grid.y > 1 || grid.z > 1) s << "x" << grid.y;
+    if (grid.z > 1) s << "x" << grid.z;
+    s << ", block " << block.x;
+    if (block.y > 1 || block.z > 1) s << "x" << block.y;
+    if (block.z > 1) s << "x" << block.z;
+    if (dynamic_shared) s << ", " << dynamic_shared << " B shared";
+    return s.str();
+}
+
+OccupancyReport occupancy_of(const Launch& l, const DeviceFacts& f) {
+    OccupancyReport o;
+    if (!l.kernel) return o;
+    cudaFuncAttributes a{};
+    GEMV_CUDA_CHECK(cudaFuncGetAttributes(&a, l.kernel));
+    const int threads = static_cast<int>(l.block.x * l.block.y * l.block.z);
+    GEMV_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, l.kernel, threads, l.dynamic_shared));
+    o.valid = true;
+    o.threads_per_block = threads;
+    o.registers_per_thread = a.numRegs;
+    o.shared_bytes_per_block = a.sharedSizeBytes + l.dynamic_shared;
+    const int warps = (threads + f.warp_size - 1) / f.warp_size;
+    const int max_warps = f.max_threads_per_sm / f.warp_size;
+    o.occupancy = static_cast<double>(o.blocks_per_sm * warps) / max_warps;
+
+    // Which resource gives the API's answer: each limit on its own, the smallest names the limiter.
+    int reserved = 0;
+    cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, f.id);
+    const int by_threads = max_warps / warps;
+    const int by_blocks = f.max_blocks_per_sm;
+    const int regs_per_warp = ((a.numRegs * f.warp_size + 255) / 256) * 256;  // allocated per warp, 256 at a time
+    const int by_registers = regs_per_warp ? (f.registers_per_sm / regs_per_warp) / warps : by_blocks;
+    const std::size_t shared = o.shared_bytes_per_block + static_cast<std::size_t>(reserved);
+    const int by_shared = o.shared_bytes_per_block ? static_cast<int>(f.shared_per_sm / shared) : by_blocks;
+    const std::pair<int, const char*> limits[] = {{by_registers, "registers"},
+                                                  {by_shared, "shared memory"},
+                                                  {by_threads, "threads per SM"},
+                                                  {by_blocks, "blocks per SM"}};
+    const auto* best = &limits[0];
+    for (const auto& lim : limits)
+        if (lim.first < best->first) best = &lim;
+    o.limiter = best->second;
+    return o;
+}
+
+}  // namespace gemv

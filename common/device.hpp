@@ -1,0 +1,110 @@
+// The GPU side of the harness: device facts, RAII device arrays, the measured read ceiling,
+// cold-L2 timing with CUDA events, and the occupancy report of an actual launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "check.hpp"
+#include "report.hpp"
+#include "timing.hpp"
+
+namespace gemv {
+
+struct DeviceFacts {
+    int id = 0;
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    std::size_t global_bytes = 0, free_bytes = 0;
+    int l2_bytes = 0;
+    int memory_clock_khz = 0;  // through cudaDeviceGetAttribute: CUDA 13 removed it from cudaDeviceProp
+    int bus_width_bits = 0;
+    int max_threads_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0, warp_size = 32;
+    std::size_t shared_per_sm = 0, shared_per_block_optin = 0;
+    int runtime_version = 0, driver_version = 0;
+    double datasheet_gbps() const;  // 2 transfers a clock (DDR) × bus width
+    Metadata metadata() const;
+};
+
+// Throws NoDevice with the runtime's reason when there is no usable GPU.
+DeviceFacts query_device(int id = 0);
+std::string version_text(int cuda_version);  // 13000 -> "13.0"
+
+template <class T>
+class DeviceArray {
+public:
+    DeviceArray() = default;
+    explicit DeviceArray(std::size_t count) : size_(count) {
+        if (count) GEMV_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+    }
+    ~DeviceArray() {
+        if (data_) cudaFree(data_);
+    }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    DeviceArray(DeviceArray&& o) noexcept : data_(o.data_), size_(o.size_) {
+        o.data_ = nullptr;
+        o.size_ = 0;
+    }
+    DeviceArray& operator=(DeviceArray&& o) noexcept {
+        std::swap(data_, o.data_);
+        std::swap(size_, o.size_);
+        return *this;
+    }
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    std::size_t size() const { return size_; }
+    void upload(const T* host) { GEMV_CUDA_CHECK(cudaMemcpy(data_, host, size_ * sizeof(T), cudaMemcpyHostToDevice)); }
+    void download(T* host) const {
+        GEMV_CUDA_CHECK(cudaMemcpy(host, data_, size_ * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    // Every byte 0xFF: a quiet NaN in float and in double.
+    void poison(cudaStream_t s = 0) { GEMV_CUDA_CHECK(cudaMemsetAsync(data_, 0xFF, size_ * sizeof(T), s)); }
+
+private:
+    T* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// Median GB/s of a read-only streaming kernel (16-byte loads) over a buffer far larger than L2.
+double measure_read_ceiling(const DeviceFacts& facts, int reps = 10);
+
+// Evicts L2 by reading a buffer of twice its size.
+class L2Scrubber {
+public:
+    explicit L2Scrubber(const DeviceFacts& facts);
+    void scrub(cudaStream_t s);
+
+private:
+    DeviceArray<float> buffer_;
+    DeviceArray<float> sink_;
+    int grid_;
+};
+
+// warmup untimed launches, then reps timed ones with CUDA events around launch() alone;
+// before() (poisoning the output) and the L2 scrub run before each start event.
+Stats time_gpu(const DeviceFacts& facts, const std::function<void(cudaStream_t)>& launch,
+               const std::function<void(cudaStream_t)>& before, int warmup, int reps, bool cold);
+
+// A kernel launch as the occupancy API sees it.
+struct Launch {
+    dim3 grid{1, 1, 1};
+    dim3 block{1, 1, 1};
+    std::size_t dynamic_shared = 0;
+    const void* kernel = nullptr;  // the __global__ function, for cudaFuncGetAttributes
+    std::string describe() const;  // "grid 32768x1, block 256x1"
+};
+
+// Theoretical occupancy from the occupancy API, with the resource that limits it.
+OccupancyReport occupancy_of(const Launch& launch, const DeviceFacts& facts);
+
+// Ceiling division for grids.
+constexpr long long div_up(long long a, long long b) {
+    return (a + b - 1) / b;
+}
+
+}  // namespace gemv

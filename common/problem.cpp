@@ -1,0 +1,114 @@
+#include "problem.hpp"
+
+#include <stdexcept>
+
+namespace gemv {
+
+const char* to_string(Layout layout) {
+    return layout == Layout::row ? "row" : "col";
+}
+const char* to_string(Precision p) {
+    return p == Precision::f32 ? "float" : "double";
+}
+const char* layout_word(Layout layout) {
+    return layout == Layout::row ? "row-major" : "column-major";
+}
+
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
+    std::uint64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) throw std::overflow_error(std::string(what) + " overflows 64 bits");
+    return r;
+}
+
+std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, const char* what) {
+    std::uint64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) throw std::overflow_error(std::string(what) + " overflows 64 bits");
+    return r;
+}
+
+std::uint64_t matrix_bytes(std::int64_t m, std::int64_t n, std::size_t elem_size) {
+    const auto elems = checked_mul(static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(n), "m*n");
+    return checked_mul(elems, elem_size, "the bytes of A");
+}
+
+std::uint64_t model_bytes(std::int64_t m, std::int64_t n, std::size_t elem_size) {
+    const auto a = matrix_bytes(m, n, elem_size);
+    const auto xy =
+        checked_mul(static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(n), elem_size, "the bytes of x and y");
+    return checked_add(a, xy, "the bytes of A, x and y");
+}
+
+std::uint64_t model_flops(std::int64_t m, std::int64_t n) {
+    return checked_mul(2, checked_mul(static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(n), "m*n"),
+                       "2*m*n flops");
+}
+
+Traffic traffic_x_per_row(std::int64_t m, std::int64_t n) {
+    const double mn = static_cast<double>(m) * static_cast<double>(n);
+    return {mn, mn, static_cast<double>(m)};
+}
+
+double cgma(const Traffic& t, std::int64_t m, std::int64_t n) {
+    return static_cast<double>(m) * static_cast<double>(n) / t.total();
+}
+
+double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size) {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) / (t.total() * static_cast<double>(elem_size));
+}
+
+// splitmix64: a well-mixed 64-bit hash, cheap enough to call once per element.
+static std::uint64_t mix(std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+double random_value(std::uint64_t seed, std::uint64_t stream, std::uint64_t k) {
+    const std::uint64_t bits = mix(mix(seed ^ (stream * 0xd1b54a32d192ed03ULL)) + k);
+    // 53 random bits into [0, 1), then onto [-1, 1). Exactly representable in float after rounding
+    // would not matter: what matters is that it is never a constant and never all zeros.
+    return static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0;
+}
+
+template <class T>
+void fill_matrix(T* A, const Shape& s, std::uint64_t seed) {
+    // Value (i, j) depends only on (seed, i, j): identical matrices in both layouts. The loop runs
+    // in memory order so that each thread first-touches the pages it will use.
+    const std::int64_t outer = s.layout == Layout::row ? s.m : s.n;
+    const std::int64_t inner = s.layout == Layout::row ? s.n : s.m;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = 0; k < inner; ++k) {
+            const std::int64_t i = s.layout == Layout::row ? o : k;
+            const std::int64_t j = s.layout == Layout::row ? k : o;
+            A[o * inner + k] = static_cast<T>(
+                random_value(seed, 1, static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(s.n) + j));
+        }
+}
+
+template <class T>
+void fill_vector(T* x, std::int64_t n, std::uint64_t seed) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t j = 0; j < n; ++j) x[j] = static_cast<T>(random_value(seed, 2, static_cast<std::uint64_t>(j)));
+}
+
+template <class T>
+HostProblem<T> make_problem(const Shape& shape, std::uint64_t seed) {
+    HostProblem<T> p;
+    p.shape = shape;
+    p.A = HostArray<T>(static_cast<std::size_t>(matrix_bytes(shape.m, shape.n, sizeof(T)) / sizeof(T)));
+    p.x = HostArray<T>(static_cast<std::size_t>(shape.n));
+    fill_matrix(p.A.data(), shape, seed);
+    fill_vector(p.x.data(), shape.n, seed);
+    return p;
+}
+
+template HostProblem<float> make_problem<float>(const Shape&, std::uint64_t);
+template HostProblem<double> make_problem<double>(const Shape&, std::uint64_t);
+template void fill_matrix<float>(float*, const Shape&, std::uint64_t);
+template void fill_matrix<double>(double*, const Shape&, std::uint64_t);
+template void fill_vector<float>(float*, std::int64_t, std::uint64_t);
+template void fill_vector<double>(double*, std::int64_t, std::uint64_t);
+
+}  // namespace gemv

@@ -1,0 +1,220 @@
+#include "report.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <thread>
+
+namespace gemv {
+
+const char* build_type() {
+    return GEMV_BUILD_TYPE;
+}
+
+Metadata cpu_metadata() {
+    Metadata m;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line))
+        if (line.rfind("model name", 0) == 0) {
+            m.device = line.substr(line.find(':') + 2);
+            break;
+        }
+    if (m.device.empty()) m.device = "unknown CPU";
+    m.units = static_cast<int>(std::thread::hardware_concurrency());
+    m.runtime_version = "-";
+    m.driver_version = "-";
+    m.build_type = build_type();
+    m.git_revision = git_revision();
+    return m;
+}
+
+double Result::gbps() const {
+    return static_cast<double>(model_bytes(shape.m, shape.n, element_size(precision))) / (time.median_ms * 1e6);
+}
+double Result::gflops() const {
+    return static_cast<double>(model_flops(shape.m, shape.n)) / (time.median_ms * 1e6);
+}
+double Result::pct_ceiling() const {
+    return ceiling_gbps > 0 ? 100.0 * gbps() / ceiling_gbps : 0;
+}
+double Result::pct_datasheet() const {
+    return datasheet_gbps > 0 ? 100.0 * gbps() / datasheet_gbps : 0;
+}
+double Result::cgma() const {
+    return gemv::cgma(traffic, shape.m, shape.n);
+}
+double Result::intensity() const {
+    return gemv::intensity(traffic, shape.m, shape.n, element_size(precision));
+}
+
+std::string format_bytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        ++u;
+    }
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(u ? 1 : 0) << bytes << " " << units[u];
+    return s.str();
+}
+
+namespace {
+
+std::string fixed(double v, int digits) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::string json_string(const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') q += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            q += ' ';
+            continue;
+        }
+        q += c;
+    }
+    return q + "\"";
+}
+
+std::string occupancy_text(const OccupancyReport& o) {
+    if (!o.valid) return "-";
+    return fixed(100 * o.occupancy, 0) + "% (" + o.limiter + ")";
+}
+
+std::string verified_text(const Result& r) {
+    return r.verify_skipped ? "not checked" : r.verified ? "yes" : "NO";
+}
+
+// Every field of a row, in one order, as (name, text, is_number): CSV and JSON share it.
+std::vector<std::tuple<std::string, std::string, bool>> fields(const Metadata& meta, const Result& r) {
+    const auto num = [](double v) {
+        std::ostringstream s;
+        s << std::setprecision(6) << v;
+        return s.str();
+    };
+    return {
+        {"step", r.step, false},
+        {"name", r.name, false},
+        {"variant", r.variant, false},
+        {"device", meta.device, false},
+        {"units", std::to_string(meta.units), true},
+        {"runtime", meta.runtime_version, false},
+        {"driver", meta.driver_version, false},
+        {"build_type", meta.build_type, false},
+        {"git_revision", meta.git_revision, false},
+        {"precision", to_string(r.precision), false},
+        {"layout", to_string(r.shape.layout), false},
+        {"m", std::to_string(r.shape.m), true},
+        {"n", std::to_string(r.shape.n), true},
+        {"bytes", std::to_string(model_bytes(r.shape.m, r.shape.n, element_size(r.precision))), true},
+        {"cache", r.cold ? "cold" : "hot", false},
+        {"reps", std::to_string(r.time.reps), true},
+        {"median_ms", num(r.time.median_ms), true},
+        {"min_ms", num(r.time.min_ms), true},
+        {"max_ms", num(r.time.max_ms), true},
+        {"gbps", num(r.gbps()), true},
+        {"ceiling_gbps", num(r.ceiling_gbps), true},
+        {"pct_ceiling", num(r.pct_ceiling()), true},
+        {"datasheet_gbps", num(r.datasheet_gbps), true},
+        {"pct_datasheet", num(r.pct_datasheet()), true},
+        {"gflops", num(r.gflops()), true},
+        {"cgma", num(r.cgma()), true},
+        {"intensity", num(r.intensity()), true},
+        {"launch", r.launch, false},
+        {"threads_per_block", std::to_string(r.occupancy.threads_per_block), true},
+        {"registers_per_thread", std::to_string(r.occupancy.registers_per_thread), true},
+        {"shared_bytes_per_block", std::to_string(r.occupancy.shared_bytes_per_block), true},
+        {"blocks_per_sm", std::to_string(r.occupancy.blocks_per_sm), true},
+        {"occupancy", num(r.occupancy.occupancy), true},
+        {"limiter", r.occupancy.valid ? r.occupancy.limiter : "-", false},
+        {"verified", verified_text(r), false},
+    };
+}
+
+void print_table(std::ostream& out, const Metadata& meta, const std::vector<Result>& results) {
+    if (results.empty()) return;
+    const Result& f = results.front();
+    out << "step " << f.step << " " << f.name << ": " << to_string(f.precision) << ", " << layout_word(f.shape.layout)
+        << " A, " << f.shape.m << " x " << f.shape.n << " ("
+        << format_bytes(static_cast<double>(model_bytes(f.shape.m, f.shape.n, element_size(f.precision))))
+        << " moved at least), " << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
+        << "on " << meta.device << " (" << meta.units
+        << (meta.runtime_version == "-" ? " threads" : " SMs, CUDA runtime ")
+        << (meta.runtime_version == "-" ? "" : meta.runtime_version + ", driver " + meta.driver_version) << "), "
+        << meta.build_type << " build, " << meta.git_revision << "\n"
+        << "ceiling " << fixed(f.ceiling_gbps, 0) << " GB/s measured";
+    if (f.datasheet_gbps > 0) out << ", " << fixed(f.datasheet_gbps, 0) << " GB/s datasheet";
+    out << "\n\n";
+    const std::vector<std::string> head = {"variant", "time [us]", "min..max [us]", "GB/s", "% ceil",  "GFLOP/s",
+                                           "CGMA",    "launch",    "occupancy",     "regs", "verified"};
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : results)
+        rows.push_back({r.variant, fixed(r.time.median_ms * 1e3, 1),
+                        fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1), fixed(r.gbps(), 1),
+                        fixed(r.pct_ceiling(), 1), fixed(r.gflops(), 1), fixed(r.cgma(), 3), r.launch,
+                        occupancy_text(r.occupancy),
+                        r.occupancy.valid ? std::to_string(r.occupancy.registers_per_thread) : "-", verified_text(r)});
+    std::vector<std::size_t> width(head.size());
+    for (std::size_t c = 0; c < head.size(); ++c) {
+        width[c] = head[c].size();
+        for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+    }
+    const auto line = [&](const std::vector<std::string>& cells) {
+        for (std::size_t c = 0; c < cells.size(); ++c)
+            out << (c ? "  " : "") << (c == 0 || c == 7 || c == 8 ? std::left : std::right) << std::setw(int(width[c]))
+                << cells[c];
+        out << std::right << "\n";
+    };
+    line(head);
+    for (const auto& row : rows) line(row);
+}
+
+}  // namespace
+
+void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results) {
+    if (format == Format::table) {
+        print_table(out, meta, results);
+        return;
+    }
+    if (format == Format::csv) {
+        bool first = true;
+        for (const auto& r : results) {
+            const auto fs = fields(meta, r);
+            if (first) {
+                for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << std::get<0>(fs[i]);
+                out << "\n";
+                first = false;
+            }
+            for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << csv_field(std::get<1>(fs[i]));
+            out << "\n";
+        }
+        return;
+    }
+    out << "[\n";
+    for (std::size_t k = 0; k < results.size(); ++k) {
+        const auto fs = fields(meta, results[k]);
+        out << "  {";
+        for (std::size_t i = 0; i < fs.size(); ++i) {
+            const std::string& v = std::get<1>(fs[i]);
+            const bool number = std::get<2>(fs[i]) && std::isfinite(std::stod(v));
+            out << (i ? ", " : "") << json_string(std::get<0>(fs[i])) << ": " << (number ? v : json_string(v));
+        }
+        out << "}" << (k + 1 < results.size() ? "," : "") << "\n";
+    }
+    out << "]\n";
+}
+
+}  // namespace gemv

@@ -1,0 +1,68 @@
+// What a step measured, and the table, CSV and JSON it prints.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "problem.hpp"
+#include "timing.hpp"
+
+namespace gemv {
+
+// Where the figures came from: carried by every CSV and JSON row.
+struct Metadata {
+    std::string device;           // GPU name, or the CPU model for CPU steps
+    int units = 0;                // SMs, or CPU threads
+    std::string runtime_version;  // CUDA runtime, or "-" on the CPU
+    std::string driver_version;   // CUDA driver, or "-"
+    std::string build_type;
+    std::string git_revision;
+};
+
+Metadata cpu_metadata();
+const char* build_type();
+const char* git_revision();
+
+struct OccupancyReport {
+    bool valid = false;
+    int threads_per_block = 0;
+    int registers_per_thread = 0;
+    std::size_t shared_bytes_per_block = 0;  // static + dynamic
+    int blocks_per_sm = 0;
+    double occupancy = 0;  // active warps over the SM's maximum
+    std::string limiter;   // registers, shared memory, threads, blocks per SM
+};
+
+struct Result {
+    std::string step;     // "03"
+    std::string name;     // "naive"
+    std::string variant;  // the kernel's name inside the step
+    Shape shape;
+    Precision precision = Precision::f32;
+    bool cold = true;
+    Stats time;
+    double ceiling_gbps = 0;    // measured on this run
+    double datasheet_gbps = 0;  // 0 where there is none
+    Traffic traffic;            // what the kernel loads and stores, for CGMA
+    std::string launch;         // "grid 32768, block 256" or "16 threads, static"
+    OccupancyReport occupancy;
+    bool verified = false;
+    bool verify_skipped = false;
+
+    double gbps() const;  // model bytes (A, x, y once) over the median time
+    double gflops() const;
+    double pct_ceiling() const;
+    double pct_datasheet() const;
+    double cgma() const;
+    double intensity() const;
+};
+
+void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results);
+
+// Human-readable sizes for tables: "256.0 MiB".
+std::string format_bytes(double bytes);
+
+}  // namespace gemv

@@ -1,0 +1,229 @@
+// The harness itself: the verifier, the byte and flop model, the inputs, the statistics and the
+// command line. If these are wrong, every step's figures are.
+#include <cmath>
+#include <limits>
+
+#include "cli.hpp"
+#include "support.hpp"
+#include "timing.hpp"
+
+using namespace gemv;
+
+namespace {
+
+template <class T>
+struct Planted {
+    HostProblem<T> p;
+    Reference ref;
+    std::vector<T> y;
+    explicit Planted(Shape s) : p(make_problem<T>(s, 3)), ref(compute_reference(p.A.data(), p.x.data(), s)) {
+        for (double v : ref.y) y.push_back(static_cast<T>(v));
+    }
+    Verification check() const { return verify(y.data(), ref, p.shape.n); }
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("the verifier accepts the reference rounded to the kernel's precision", "[harness]", float, double) {
+    Planted<TestType> t({200, 1000, Layout::row});
+    const auto v = t.check();
+    INFO(v.message);
+    REQUIRE(v.ok);
+    REQUIRE(v.failed == 0);
+}
+
+TEMPLATE_TEST_CASE("the verifier names a planted wrong row", "[harness]", float, double) {
+    Planted<TestType> t({200, 1000, Layout::col});
+    t.y[137] += TestType(0.5);
+    const auto v = t.check();
+    REQUIRE_FALSE(v.ok);
+    REQUIRE(v.failed == 1);
+    REQUIRE(v.unwritten == 0);
+    REQUIRE(v.first_failed == std::vector<std::int64_t>{137});
+    REQUIRE(v.message.find("row 137") != std::string::npos);
+    REQUIRE(v.message.find("outside the bound") != std::string::npos);
+}
+
+TEMPLATE_TEST_CASE("an error just above the bound fails and one just below passes", "[harness]", float, double) {
+    Planted<TestType> t({50, 4000, Layout::row});
+    const std::size_t i = 17;
+    const double bound = error_bound(t.ref.abs_sum[i], t.p.shape.n, precision_of<TestType>());
+    REQUIRE(bound > 0);
+    // The bound is thousands of ulps of y here, so rounding the planted value to T moves it far
+    // less than the 2% margin on either side.
+    t.y[i] = static_cast<TestType>(t.ref.y[i] + 1.02 * bound);
+    REQUIRE_FALSE(t.check().ok);
+    t.y[i] = static_cast<TestType>(t.ref.y[i] - 1.02 * bound);
+    REQUIRE_FALSE(t.check().ok);
+    t.y[i] = static_cast<TestType>(t.ref.y[i] + 0.98 * bound);
+    REQUIRE(t.check().ok);
+    t.y[i] = static_cast<TestType>(t.ref.y[i] - 0.98 * bound);
+    REQUIRE(t.check().ok);
+}
+
+TEST_CASE("one ulp too many fails only where the bound is under an ulp", "[harness]") {
+    // A 1x1 product: the bound is 1·eps·|a·x|, about two ulps of y. One ulp off passes...
+    Planted<float> t({1, 1, Layout::row});
+    t.y[0] = std::nextafter(static_cast<float>(t.ref.y[0]), 10.0f);
+    REQUIRE(t.check().ok);
+    // ...but with the reference made exact and y four ulps away, it fails.
+    t.y[0] = static_cast<float>(t.ref.y[0]);
+    for (int k = 0; k < 4; ++k) t.y[0] = std::nextafter(t.y[0], 10.0f);
+    REQUIRE_FALSE(t.check().ok);
+}
+
+TEMPLATE_TEST_CASE("unwritten rows (still NaN) are reported as never written", "[harness]", float, double) {
+    Planted<TestType> t({300, 20, Layout::row});
+    for (std::size_t i = 100; i < 300; ++i) t.y[i] = poison_value<TestType>();
+    const auto v = t.check();
+    REQUIRE_FALSE(v.ok);
+    REQUIRE(v.failed == 200);
+    REQUIRE(v.unwritten == 200);
+    REQUIRE(v.first_failed.front() == 100);
+    REQUIRE(v.message.find("never written") != std::string::npos);
+}
+
+TEST_CASE("NaN and Inf in the reference must be matched exactly", "[harness]") {
+    Reference ref;
+    ref.y = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 1.0};
+    ref.abs_sum = {1, 1, 1};
+    std::vector<float> y = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1.0f};
+    REQUIRE(verify(y.data(), ref, 1).ok);
+    y[0] = 0.0f;  // a number where the reference is NaN
+    REQUIRE_FALSE(verify(y.data(), ref, 1).ok);
+    y[0] = std::numeric_limits<float>::quiet_NaN();
+    y[1] = -std::numeric_limits<float>::infinity();  // the wrong infinity
+    REQUIRE_FALSE(verify(y.data(), ref, 1).ok);
+    y[1] = std::numeric_limits<float>::infinity();
+    y[2] = std::numeric_limits<float>::quiet_NaN();  // NaN where a number belongs
+    const auto v = verify(y.data(), ref, 1);
+    REQUIRE_FALSE(v.ok);
+    REQUIRE(v.unwritten == 1);
+}
+
+TEST_CASE("the byte and flop model counts in 64 bits past 2^32 elements", "[harness]") {
+    const std::int64_t m = 100000, n = 100000;  // 10^10 elements > 2^32
+    REQUIRE(model_flops(m, n) == 20000000000ULL);
+    REQUIRE(model_bytes(m, n, 4) == 40000000000ULL + 800000ULL);
+    REQUIRE(model_bytes(m, n, 8) == 80000000000ULL + 1600000ULL);
+    REQUIRE(matrix_bytes(65536, 65537, 4) == 4ULL * 65536ULL * 65537ULL);
+    REQUIRE_THROWS_AS(model_bytes(std::int64_t(1) << 40, std::int64_t(1) << 30, 8), std::overflow_error);
+    const Traffic t = traffic_x_per_row(m, n);
+    REQUIRE(cgma(t, m, n) == Approx(0.5).epsilon(1e-4));           // Greenstreet's 1/2: two loads per multiply-add
+    REQUIRE(intensity(t, m, n, 4) == Approx(0.25).epsilon(1e-4));  // DESIGN: 0.25 flop/byte in float
+}
+
+TEST_CASE("inputs are seeded, in [-1, 1), never constant, the same matrix in both layouts", "[harness]") {
+    const auto r = make_problem<double>({37, 41, Layout::row}, 5);
+    const auto c = make_problem<double>({37, 41, Layout::col}, 5);
+    const auto other = make_problem<double>({37, 41, Layout::row}, 6);
+    double lo = 1, hi = -1;
+    bool differs_from_other_seed = false;
+    for (std::int64_t i = 0; i < 37; ++i)
+        for (std::int64_t j = 0; j < 41; ++j) {
+            const double a = r.A[std::size_t(i * 41 + j)];
+            REQUIRE(a == c.A[std::size_t(j * 37 + i)]);
+            lo = std::min(lo, a);
+            hi = std::max(hi, a);
+            differs_from_other_seed |= a != other.A[std::size_t(i * 41 + j)];
+        }
+    REQUIRE(lo >= -1.0);
+    REQUIRE(hi < 1.0);
+    REQUIRE(hi - lo > 1.0);
+    REQUIRE(differs_from_other_seed);
+    for (double v : r.x) REQUIRE(v != 0.0);
+}
+
+TEST_CASE("the reference is the same in both layouts", "[harness]") {
+    const auto r = make_problem<float>({5000, 7, Layout::row}, 9);
+    const auto c = make_problem<float>({5000, 7, Layout::col}, 9);
+    const auto rr = compute_reference(r.A.data(), r.x.data(), r.shape);
+    const auto rc = compute_reference(c.A.data(), c.x.data(), c.shape);
+    REQUIRE(rr.y == rc.y);
+    REQUIRE(rr.abs_sum == rc.abs_sum);
+}
+
+TEST_CASE("timings are summarised by median, min and max", "[harness]") {
+    const Stats odd = summarize({5, 1, 3});
+    REQUIRE(odd.median_ms == 3);
+    REQUIRE(odd.min_ms == 1);
+    REQUIRE(odd.max_ms == 5);
+    REQUIRE(odd.reps == 3);
+    REQUIRE(summarize({4, 1, 2, 3}).median_ms == 2.5);
+}
+
+namespace {
+
+StepSpec test_spec() {
+    StepSpec s;
+    s.number = "99";
+    s.name = "test";
+    s.title = "a test";
+    s.layouts = {Layout::col};
+    s.options = {{"block-size", "threads per block", "256", {}, 32, 1024}, {"variant", "which", "a", {"a", "b"}}};
+    return s;
+}
+
+std::string usage_error(std::vector<const char*> args) {
+    args.insert(args.begin(), "prog");
+    try {
+        parse_options(int(args.size()), args.data(), test_spec());
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("the command line parses good input", "[harness][cli]") {
+    std::vector<const char*> args = {
+        "prog",    "--m", "33",       "--n=4097", "--precision",  "double", "--layout",  "col", "--reps",     "3",
+        "--cache", "hot", "--format", "json",     "--block-size", "64",     "--variant", "b",   "--no-verify"};
+    const Options o = parse_options(int(args.size()), args.data(), test_spec());
+    REQUIRE(o.shape.m == 33);
+    REQUIRE(o.shape.n == 4097);
+    REQUIRE(o.shape.layout == Layout::col);
+    REQUIRE(o.precision == Precision::f64);
+    REQUIRE(o.reps == 3);
+    REQUIRE_FALSE(o.cold);
+    REQUIRE(o.format == Format::json);
+    REQUIRE(o.get_int("block-size") == 64);
+    REQUIRE(o.get("variant") == "b");
+    REQUIRE_FALSE(o.verify);
+}
+
+TEST_CASE("the command line refuses every bad input with a message naming it", "[harness][cli]") {
+    REQUIRE(usage_error({"--m", "0"}).find("--m must be between 1") != std::string::npos);
+    REQUIRE(usage_error({"--n", "-3"}).find("--n must be between 1") != std::string::npos);
+    REQUIRE(usage_error({"--m", "abc"}).find("--m takes a whole number, not 'abc'") != std::string::npos);
+    REQUIRE(usage_error({"--m", "1e6"}).find("whole number") != std::string::npos);
+    REQUIRE(usage_error({"--m", "99999999999999999999999"}).find("fits in 64 bits") != std::string::npos);
+    REQUIRE(usage_error({"--m", ""}).find("needs a value") != std::string::npos);
+    REQUIRE(usage_error({"--n"}).find("--n needs a value") != std::string::npos);
+    REQUIRE(usage_error({"--frobnicate", "1"}).find("unknown option '--frobnicate'") != std::string::npos);
+    REQUIRE(usage_error({"stray"}).find("unexpected argument 'stray'") != std::string::npos);
+    REQUIRE(usage_error({"--layout", "row"}).find("not supported") != std::string::npos);
+    REQUIRE(usage_error({"--precision", "half"}).find("float or double") != std::string::npos);
+    REQUIRE(usage_error({"--cache", "warm"}).find("cold or hot") != std::string::npos);
+    REQUIRE(usage_error({"--format", "xml"}).find("table, csv or json") != std::string::npos);
+    REQUIRE(usage_error({"--block-size", "16"}).find("between 32 and 1024") != std::string::npos);
+    REQUIRE(usage_error({"--variant", "c"}).find("does not take 'c'") != std::string::npos);
+    REQUIRE(usage_error({"--reps", "0"}).find("--reps must be between 1") != std::string::npos);
+    // m·n·8 does not fit in 64 bits.
+    REQUIRE(
+        usage_error({"--m", "5000000000", "--n", "5000000000", "--precision", "double"}).find("overflows 64 bits") !=
+        std::string::npos);
+}
+
+TEST_CASE("run_step turns failures into exit codes", "[harness][cli]") {
+    const StepSpec s = test_spec();
+    const char* bad[] = {"prog", "--m", "0"};
+    REQUIRE(run_step(3, bad, s, [](const Options&) { return 0; }) == kExitUsage);
+    const char* help[] = {"prog", "--help"};
+    REQUIRE(run_step(2, help, s, [](const Options&) { return 5; }) == kExitOk);
+    const char* none[] = {"prog"};
+    REQUIRE(run_step(1, none, s, [](const Options&) -> int { throw NoDevice("none"); }) == kExitNoDevice);
+    REQUIRE(run_step(1, none, s, [](const Options&) -> int { throw std::runtime_error("boom"); }) == kExitError);
+    REQUIRE(run_step(1, none, s, [](const Options&) { return int(kExitWrong); }) == kExitWrong);
+}
