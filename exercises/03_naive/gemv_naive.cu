@@ -1,0 +1,34 @@
+// Generated from solutions/03_naive/gemv_naive.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+#include "gemv_naive.cuh"
+#include "gpu_step.hpp"
+
+// One thread per row: thread `row` walks row `row` of A from left to right.
+template <class T>
+__global__ void gemv_naive_row_major(const T* A, const T* x, T* y, int m, int n) {
+    // TODO: give each thread one row: row = blockIdx.x * blockDim.x + threadIdx.x; skip rows >= m
+}
+
+template <class T>
+gemv::Launch gemv_naive_launch(std::int64_t m, std::int64_t n, int block_size) {
+    // row * n + j is an int: refuse what it cannot index instead of wrapping around.
+    gemv::require_int32_indexing(static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n), "step 03's kernel");
+    gemv::Launch l;
+    l.grid = dim3(static_cast<unsigned>(gemv::div_up(m, block_size)));
+    l.block = dim3(block_size);
+    l.kernel = reinterpret_cast<const void*>(&gemv_naive_row_major<T>);
+    return l;
+}
+
+template <class T>
+void gemv_naive(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, const gemv::Launch& l,
+                cudaStream_t stream) {
+    gemv_naive_row_major<T><<<l.grid, l.block, 0, stream>>>(A, x, y, static_cast<int>(m), static_cast<int>(n));
+    GEMV_CUDA_CHECK_LAUNCH();
+}
+
+template gemv::Launch gemv_naive_launch<float>(std::int64_t, std::int64_t, int);
+template gemv::Launch gemv_naive_launch<double>(std::int64_t, std::int64_t, int);
+template void gemv_naive<float>(const float*, const float*, float*, std::int64_t, std::int64_t, const gemv::Launch&,
+                                cudaStream_t);
+template void gemv_naive<double>(const double*, const double*, double*, std::int64_t, std::int64_t, const gemv::Launch&,
+                                 cudaStream_t);
