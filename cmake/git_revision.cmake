@@ -3,7 +3,12 @@
 execute_process(COMMAND git describe --always --dirty --abbrev=12 WORKING_DIRECTORY "${SRC}"
                 OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE failed)
 if(failed OR rev STREQUAL "")
-  set(rev "unknown")
+  # A source tree exported without .git (git archive) may say where it came from.
+  if(DEFINED ENV{GEMV_GIT_REVISION})
+    set(rev "$ENV{GEMV_GIT_REVISION}")
+  else()
+    set(rev "unknown")
+  endif()
 endif()
 set(text "namespace gemv { const char* git_revision() { return \"${rev}\"; } }\n")
 if(EXISTS "${OUT}")
