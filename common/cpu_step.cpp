@@ -1,5 +1,6 @@
 #include "cpu_step.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 #include <algorithm>
 #include <iostream>
@@ -16,31 +17,48 @@ void require_host_memory(std::uint64_t bytes, const char* what) {
                          " of host memory; this machine has " + format_bytes(total));
 }
 
+namespace {
+
+constexpr std::size_t kStreams = 8, kLanes = 16;
+
+// Sums len floats from each of kStreams streams len apart, with independent vector sums.
+float read_streams(const float* p, std::size_t len) {
+    float part[kStreams][kLanes] = {};
+    for (std::size_t i = 0; i < len; i += kLanes)
+        for (std::size_t s = 0; s < kStreams; ++s)
+#pragma omp simd
+            for (std::size_t l = 0; l < kLanes; ++l) part[s][l] += p[s * len + i + l];
+    float sum = 0;
+    for (const auto& row : part)
+        for (float v : row) sum += v;
+    return sum;
+}
+
+}  // namespace
+
 double measure_cpu_read_ceiling(int reps) {
-    constexpr std::size_t kLanes = 32;  // independent partial sums per thread: the adds never wait
-    const std::size_t count = (std::size_t(512) << 20) / sizeof(float);
-    HostArray<float> buffer(count);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < count; ++i) buffer[i] = 1.0f;  // first touch by the thread that reads it
+    // Each thread reads its share as kStreams interleaved streams: a single stream per thread
+    // leaves the hardware prefetchers, and so the memory, under-used.
+    const std::size_t threads = static_cast<std::size_t>(omp_get_max_threads());
+    const std::size_t len = (std::size_t(512) << 20) / sizeof(float) / threads / kStreams / kLanes * kLanes;
+    const std::size_t share = len * kStreams;
+    HostArray<float> buffer(share * threads);
+#pragma omp parallel num_threads(static_cast <int>(threads))
+    {
+        float* p = buffer.data() + static_cast<std::size_t>(omp_get_thread_num()) * share;
+        std::fill(p, p + share, 1.0f);  // first touch by the thread that reads it
+    }
     float sink = 0;
     const Stats t = time_cpu(
         [&] {
             float sum = 0;
-#pragma omp parallel reduction(+ : sum)
-            {
-                float part[kLanes] = {};
-#pragma omp for schedule(static)
-                for (std::size_t i = 0; i < count; i += kLanes) {
-#pragma omp simd
-                    for (std::size_t l = 0; l < kLanes; ++l) part[l] += buffer[i + l];
-                }
-                for (float p : part) sum += p;
-            }
+#pragma omp parallel num_threads(static_cast <int>(threads)) reduction(+ : sum)
+            sum += read_streams(buffer.data() + static_cast<std::size_t>(omp_get_thread_num()) * share, len);
             sink += sum;
         },
         1, reps, false);
     if (sink == 0.5f) std::cerr << "";  // keeps the sums alive
-    return static_cast<double>(count * sizeof(float)) / (t.median_ms * 1e6);
+    return static_cast<double>(buffer.size() * sizeof(float)) / (t.median_ms * 1e6);
 }
 
 template <class T>

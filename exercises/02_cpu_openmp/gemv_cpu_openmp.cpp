@@ -11,7 +11,14 @@ void gemv_omp_static(const T* A, const T* x, T* y, std::int64_t m, std::int64_t 
     // TODO: the same loop with schedule(static): each thread keeps the rows it first touched
 }
 
+template <class T>
+void gemv_omp_static_4rows(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n) {
+    // TODO: rows in blocks of four with schedule(static): four sums, x[j] loaded once for all four
+}
+
 template void gemv_omp_dynamic<float>(const float*, const float*, float*, std::int64_t, std::int64_t);
 template void gemv_omp_dynamic<double>(const double*, const double*, double*, std::int64_t, std::int64_t);
 template void gemv_omp_static<float>(const float*, const float*, float*, std::int64_t, std::int64_t);
 template void gemv_omp_static<double>(const double*, const double*, double*, std::int64_t, std::int64_t);
+template void gemv_omp_static_4rows<float>(const float*, const float*, float*, std::int64_t, std::int64_t);
+template void gemv_omp_static_4rows<double>(const double*, const double*, double*, std::int64_t, std::int64_t);

@@ -11,3 +11,7 @@ void gemv_omp_dynamic(const T* A, const T* x, T* y, std::int64_t m, std::int64_t
 // filled, so its rows sit in its own socket's memory and cache.
 template <class T>
 void gemv_omp_static(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n);
+// static, four rows a pass: each x[j] loaded once serves four rows, and the four sums are four
+// independent streams of A for the prefetchers and four independent chains of adds.
+template <class T>
+void gemv_omp_static_4rows(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n);

@@ -49,6 +49,11 @@ std::vector<gemv::CpuKernel> kernels(const gemv::Options& o, const gemv::HostPro
         ks.push_back({"static, first touch", threads_text("schedule(static)"), traffic,
                       [&p, y, m, n] { gemv_omp_static(p.A.data(), p.x.data(), y, m, n); }});
     }
+    if (which == "all" || which == "static4") {
+        ks.push_back({"static, 4 rows a pass", threads_text("schedule(static)"),
+                      gemv::Traffic{double(m) * n, double((m + 3) / 4) * n, double(m)},
+                      [&p, y, m, n] { gemv_omp_static_4rows(p.A.data(), p.x.data(), y, m, n); }});
+    }
 #if GEMV_HAVE_OPENBLAS
     if ((which == "all" || which == "openblas") && m <= INT32_MAX && n <= INT32_MAX) {
         ks.push_back({"OpenBLAS cblas_?gemv", "OpenBLAS's own threads",
@@ -71,6 +76,6 @@ int main(int argc, char** argv) {
     spec.title = "OpenMP over the rows: dynamic schedule against static schedule with first touch";
     spec.default_m = spec.default_n = 4096;
     spec.default_reps = 5;
-    spec.options = {{"variant", "which kernels to run", "all", {"all", "dynamic", "static", "openblas"}}};
+    spec.options = {{"variant", "which kernels to run", "all", {"all", "dynamic", "static", "static4", "openblas"}}};
     return gemv::cpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }
