@@ -100,7 +100,8 @@ Verification verify(const T* y, const Reference& ref, std::int64_t n) {
         msg << v.failed << " of " << v.rows << " rows of y are wrong";
         if (v.unwritten == v.failed)
             msg << ": they were never written (they still hold the NaN poured in before the launch)."
-                << " Does every row get a thread, and does that thread store its result?";
+                << " Is every row given to a thread (check the loop bounds, or the grid and its guard), and is"
+                << " its sum stored in y?";
         else if (v.unwritten > 0)
             msg << " (" << v.unwritten << " of them never written, still NaN; the rest outside the bound"
                 << " n*eps*sum|a_ij*x_j|).";

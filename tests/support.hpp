@@ -31,6 +31,9 @@ inline std::string describe(const Dims& d, gemv::Layout layout, const char* prec
 
 // Fails the test with the verifier's plain-words message (what is missing), not a bare mismatch.
 inline void require_verified(const gemv::Verification& v, const std::string& what) {
+#ifdef GEMV_TEST_KERNEL_NOTE
+    INFO(GEMV_TEST_KERNEL_NOTE);
+#endif
     INFO(what);
     INFO(v.message);
     REQUIRE(v.ok);
