@@ -1,0 +1,49 @@
+// Generated from solutions/11_versatile/gemv_versatile.cuh by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "device.hpp"
+#include "problem.hpp"
+
+// Step 11: one kernel per layout whose parameters span Sørensen's designs and Hopper's needs.
+//
+// Column-major A (Sørensen's layout): a block owns BLOCKSIZE/threads_along * vector rows
+// (WORKSIZE_m = vector rows per thread) and a slice of the columns; its threads walk the columns
+// (WORKSIZE_n = columns per thread). threads_along = BLOCKSIZE, splits = 1 is 05/09 (one thread per
+// row, several rows per thread); splits > 1 is 08 (several threads per row across blocks);
+// threads_along < BLOCKSIZE is 10 (threads laid along the columns).
+// Row-major A: threads_along threads share each row (1 = one thread per row, 32 = a warp per row,
+// BLOCKSIZE = a block per row); splits > 1 cuts the row across blocks.
+// Both: 16-byte loads where the shape allows (vector), unroll independent loads in flight, and
+// per-block partial sums combined by a warp-shuffle and shared-memory reduction, then stored
+// (splits = 1) or added atomically into a y zeroed first (splits > 1).
+struct VersatileConfig {
+    int block = 256;          // BLOCKSIZE: threads per block, a multiple of 32
+    int vector = 4;           // elements per load: 1, 2, 4 (float) or 1, 2 (double); 16 bytes at most
+    int unroll = 4;           // independent loads a thread issues before it uses them: 1, 2, 4
+    int threads_along = 256;  // col: threads along the rows of a block; row: threads sharing a row
+    std::int64_t splits = 1;  // blocks sharing each row's sum (grid.y); > 1 means atomicAdd
+    std::string describe() const;
+};
+
+// Why a configuration cannot run on an m×n problem, or "" when it can: the one check shared by
+// the launcher (which refuses) and the tuner (which skips).
+std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                              std::size_t elem_size);
+
+// A configuration that is valid for any shape (the fallback when there is no tuning table).
+VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
+                                    int sm_count);
+
+template <class T>
+gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
+
+// y = A·x. Zeroes y first when the configuration splits rows across blocks.
+template <class T>
+void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, gemv::Layout layout,
+                    const VersatileConfig& c, const gemv::Launch& launch, cudaStream_t stream);
+
+// What the configuration loads and stores, in elements, for the CGMA report.
+gemv::Traffic versatile_traffic(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);

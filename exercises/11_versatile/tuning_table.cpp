@@ -1,0 +1,129 @@
+// Generated from solutions/11_versatile/tuning_table.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+#include "tuning_table.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "json.hpp"
+
+std::string default_tuning_dir() {
+    return GEMV_TUNING_DIR;
+}
+
+std::string tuning_file_name(const std::string& device, gemv::Precision precision, gemv::Layout layout) {
+    std::string slug;
+    for (char c : device) slug += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return slug + "_" + gemv::to_string(precision) + "_" + gemv::to_string(layout) + ".json";
+}
+
+std::vector<std::int64_t> mesh_axis(int points, std::int64_t max_dim) {
+    std::vector<std::int64_t> axis;
+    for (int k = 0; k < points; ++k) {
+        const double v = 10.0 * std::pow(double(max_dim) / 10.0, double(k) / double(points - 1));
+        const auto value = static_cast<std::int64_t>(std::llround(v));
+        if (axis.empty() || value > axis.back()) axis.push_back(value);
+    }
+    return axis;
+}
+
+TuningTable load_tuning_table(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    const gemv::json::Value root = gemv::json::parse(text.str());
+    TuningTable t;
+    t.device = root.str("device");
+    t.precision = root.str("precision");
+    t.layout = root.str("layout");
+    if (root.has("git_revision")) t.git_revision = root.str("git_revision");
+    if (root.has("created")) t.created = root.str("created");
+    if (root.has("tuning_seconds")) t.tuning_seconds = root.num("tuning_seconds");
+    const std::size_t elem = t.precision == "double" ? 8 : 4;
+    const gemv::Layout layout = t.layout == "row" ? gemv::Layout::row : gemv::Layout::col;
+    for (const auto& e : root.at("points").array) {
+        TunedPoint p;
+        p.m = static_cast<std::int64_t>(e.num("m"));
+        p.n = static_cast<std::int64_t>(e.num("n"));
+        p.config.block = static_cast<int>(e.num("block"));
+        p.config.vector = static_cast<int>(e.num("vector"));
+        p.config.unroll = static_cast<int>(e.num("unroll"));
+        p.config.threads_along = static_cast<int>(e.num("threads_along"));
+        p.config.splits = static_cast<std::int64_t>(e.num("splits"));
+        p.gbps = e.has("gbps") ? e.num("gbps") : 0;
+        const std::string why = versatile_invalid(p.config, layout, p.m, p.n, elem);
+        if (!why.empty())
+            throw std::runtime_error("entry " + std::to_string(p.m) + " x " + std::to_string(p.n) +
+                                     " is invalid: " + why);
+        t.points.push_back(p);
+    }
+    if (t.points.empty()) throw std::runtime_error("no points");
+    return t;
+}
+
+void save_tuning_table(const TuningTable& t, const std::string& path) {
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error("cannot write " + path);
+    using gemv::json::quote;
+    out << "{\n  \"device\": " << quote(t.device) << ",\n  \"precision\": " << quote(t.precision)
+        << ",\n  \"layout\": " << quote(t.layout) << ",\n  \"git_revision\": " << quote(t.git_revision)
+        << ",\n  \"created\": " << quote(t.created) << ",\n  \"tuning_seconds\": " << t.tuning_seconds
+        << ",\n  \"points\": [\n";
+    for (std::size_t i = 0; i < t.points.size(); ++i) {
+        const TunedPoint& p = t.points[i];
+        out << "    {\"m\": " << p.m << ", \"n\": " << p.n << ", \"block\": " << p.config.block
+            << ", \"vector\": " << p.config.vector << ", \"unroll\": " << p.config.unroll
+            << ", \"threads_along\": " << p.config.threads_along << ", \"splits\": " << p.config.splits
+            << ", \"gbps\": " << p.gbps << "}" << (i + 1 < t.points.size() ? "," : "") << "\n";
+    }
+    out << "  ]\n}\n";
+}
+
+namespace {
+
+// Warn once per process and reason, so that a sweep over shapes does not repeat itself.
+void warn_once(const std::string& message) {
+    static std::set<std::string> said;
+    if (said.insert(message).second) std::cerr << "step 11: " << message << "\n";
+}
+
+}  // namespace
+
+Choice choose_config(const std::string& table_path, const std::string& device, int sm_count, gemv::Layout layout,
+                     gemv::Precision precision, std::int64_t m, std::int64_t n) {
+    const std::size_t elem = gemv::element_size(precision);
+    const auto fallback = [&](const std::string& why) {
+        warn_once(why + "; using the heuristic configuration");
+        return Choice{versatile_heuristic(layout, m, n, elem, sm_count), "heuristic (" + why + ")"};
+    };
+    TuningTable t;
+    try {
+        t = load_tuning_table(table_path);
+    } catch (const std::exception& e) {
+        return fallback(std::string("no usable tuning table: ") + e.what());
+    }
+    if (t.device != device || t.precision != gemv::to_string(precision) || t.layout != gemv::to_string(layout))
+        return fallback("the table " + table_path + " is for " + t.device + ", " + t.precision + ", " + t.layout +
+                        ", not this device and problem");
+    const TunedPoint* best = nullptr;
+    double best_d = 0;
+    for (const auto& p : t.points) {
+        const double dm = std::log(double(p.m) / double(m)), dn = std::log(double(p.n) / double(n));
+        const double d = dm * dm + dn * dn;
+        if (!best || d < best_d) best = &p, best_d = d;
+    }
+    VersatileConfig c = best->config;
+    // The nearest point's shape may allow wider loads than this one: narrow until valid.
+    while (c.vector > 1 && !versatile_invalid(c, layout, m, n, elem).empty()) c.vector /= 2;
+    if (c.splits > n) c.splits = n;
+    const std::string why = versatile_invalid(c, layout, m, n, elem);
+    if (!why.empty())
+        return fallback("the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" +
+                        why + ")");
+    return {c, "tuned at " + std::to_string(best->m) + " x " + std::to_string(best->n)};
+}

@@ -1,0 +1,316 @@
+#include <climits>
+#include <sstream>
+
+#include "gemv_versatile.cuh"
+
+namespace {
+
+// V elements from 16-, 8- or 4-byte aligned memory in one load. A is streamed (__ldcs: evict
+// first, it is read once), x is reused by every row (__ldg: the read-only cache keeps it).
+template <class T, int V>
+struct VecOf;
+template <>
+struct VecOf<float, 1> {
+    using type = float;
+};
+template <>
+struct VecOf<float, 2> {
+    using type = float2;
+};
+template <>
+struct VecOf<float, 4> {
+    using type = float4;
+};
+template <>
+struct VecOf<double, 1> {
+    using type = double;
+};
+template <>
+struct VecOf<double, 2> {
+    using type = double2;
+};
+
+template <class T, int V>
+__device__ __forceinline__ void unpack(const typename VecOf<T, V>::type& v, T (&out)[V]) {
+    static_assert(sizeof(v) == V * sizeof(T), "a vector is V elements");
+    const T* p = reinterpret_cast<const T*>(&v);
+#pragma unroll
+    for (int k = 0; k < V; ++k) out[k] = p[k];
+}
+
+template <class T, int V>
+__device__ __forceinline__ void load_streaming(const T* p, T (&out)[V]) {
+    unpack<T, V>(__ldcs(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
+}
+
+template <class T, int V>
+__device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
+    unpack<T, V>(__ldg(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
+}
+
+// Column-major: thread (tr, tc) owns V consecutive rows and every Tc-th column of the block's
+// slice; a warp's loads of one column are contiguous.
+template <class T, int V, int U>
+__global__ void __launch_bounds__(1024)
+    gemv_versatile_col(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
+                       std::int64_t n, int threads_along, std::int64_t cols_per_split, bool accumulate) {
+    extern __shared__ __align__(16) unsigned char shared_raw[];
+    T* partial = reinterpret_cast<T*>(shared_raw);
+    const int Tr = threads_along, Tc = blockDim.x / Tr;
+    const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
+    const std::int64_t row0 = (std::int64_t(blockIdx.x) * Tr + tr) * V;
+    const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
+    const std::int64_t c_end = min(n, c_begin + cols_per_split);
+    T acc[V] = {};
+    if (row0 < m) {
+        // BEGIN SOLUTION walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j]
+        const T* a = A + row0;
+        std::int64_t j = c_begin + tc;
+        // U columns' loads are issued before any is used: bytes in flight hide the latency.
+        for (; j + std::int64_t(U - 1) * Tc < c_end; j += std::int64_t(U) * Tc) {
+            T v[U][V], xj[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                load_streaming<T, V>(a + (j + std::int64_t(u) * Tc) * m, v[u]);
+                xj[u] = __ldg(x + j + std::int64_t(u) * Tc);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int k = 0; k < V; ++k) acc[k] += v[u][k] * xj[u];
+        }
+        for (; j < c_end; j += Tc) {
+            T v[V];
+            load_streaming<T, V>(a + j * m, v);
+            const T xj = __ldg(x + j);
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc[k] += v[k] * xj;
+        }
+        // END SOLUTION
+    }
+    if (Tc == 1) {  // one thread per row group: nothing to combine inside the block
+        if (row0 < m)
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+                accumulate ? (void)atomicAdd(y + row0 + k, acc[k]) : (void)(y[row0 + k] = acc[k]);
+        return;
+    }
+    // Threads with the same tr hold partial sums of the same rows: fold them, first inside each
+    // warp with shuffles (when a warp spans several columns), then across warps in shared memory.
+    const int lane = tid & 31, outs = Tr * V;
+    int groups, group;
+    if (Tr < 32) {
+        for (int offset = 16; offset >= Tr; offset >>= 1)
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc[k] += __shfl_xor_sync(0xffffffffu, acc[k], offset);
+        groups = blockDim.x / 32;
+        group = tid / 32;
+        if (lane < Tr)
+#pragma unroll
+            for (int k = 0; k < V; ++k) partial[group * outs + lane * V + k] = acc[k];
+    } else {
+        groups = Tc;
+        group = tc;
+#pragma unroll
+        for (int k = 0; k < V; ++k) partial[group * outs + tr * V + k] = acc[k];
+    }
+    __syncthreads();
+    const std::int64_t base = std::int64_t(blockIdx.x) * outs;
+    for (int o = tid; o < outs && base + o < m; o += blockDim.x) {
+        T sum = 0;
+        for (int g = 0; g < groups; ++g) sum += partial[g * outs + o];
+        if (accumulate)
+            atomicAdd(y + base + o, sum);
+        else
+            y[base + o] = sum;
+    }
+}
+
+// Row-major: G = threads_along threads share a row and stride along it V elements at a time.
+template <class T, int V, int U>
+__global__ void __launch_bounds__(1024)
+    gemv_versatile_row(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
+                       std::int64_t n, int threads_along, std::int64_t cols_per_split, bool accumulate) {
+    extern __shared__ __align__(16) unsigned char shared_raw[];
+    T* partial = reinterpret_cast<T*>(shared_raw);
+    const int G = threads_along, tid = threadIdx.x, g = tid % G, r = tid / G;
+    const std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x / G) + r;
+    const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
+    const std::int64_t c_end = min(n, c_begin + cols_per_split);  // a multiple of V
+    T acc = 0;
+    if (row < m) {
+        // BEGIN SOLUTION stride along the row from j = c_begin + g*V by G*V: acc += A[row*n + j + k] * x[j + k]
+        const T* a = A + row * n;
+        const std::int64_t step = std::int64_t(G) * V;
+        std::int64_t j = c_begin + std::int64_t(g) * V;
+        for (; j + (U - 1) * step < c_end; j += U * step) {
+            T v[U][V], xv[U][V];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                load_streaming<T, V>(a + j + u * step, v[u]);
+                load_cached<T, V>(x + j + u * step, xv[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int k = 0; k < V; ++k) acc += v[u][k] * xv[u][k];
+        }
+        for (; j < c_end; j += step) {
+            T v[V], xv[V];
+            load_streaming<T, V>(a + j, v);
+            load_cached<T, V>(x + j, xv);
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc += v[k] * xv[k];
+        }
+        // END SOLUTION
+    }
+    // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
+    for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+    if (G > 32) {
+        if ((tid & 31) == 0) partial[tid / 32] = acc;
+        __syncthreads();
+        if (g == 0) {
+            acc = 0;
+            for (int w = 0; w < G / 32; ++w) acc += partial[tid / 32 + w];
+        }
+    }
+    if (g == 0 && row < m) {
+        if (accumulate)
+            atomicAdd(y + row, acc);
+        else
+            y[row] = acc;
+    }
+}
+
+template <class T>
+const void* kernel_for(gemv::Layout layout, int vector, int unroll) {
+#define GEMV_PICK(V, U)                                                                                  \
+    if (vector == V && unroll == U)                                                                      \
+        return layout == gemv::Layout::col ? reinterpret_cast<const void*>(&gemv_versatile_col<T, V, U>) \
+                                           : reinterpret_cast<const void*>(&gemv_versatile_row<T, V, U>);
+    GEMV_PICK(1, 1)
+    GEMV_PICK(1, 2) GEMV_PICK(1, 4) GEMV_PICK(2, 1) GEMV_PICK(2, 2) GEMV_PICK(2, 4) if constexpr (sizeof(T) == 4) {
+        GEMV_PICK(4, 1) GEMV_PICK(4, 2) GEMV_PICK(4, 4)
+    }
+#undef GEMV_PICK
+    return nullptr;
+}
+
+bool power_of_two(std::int64_t v) {
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+std::int64_t div_up(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
+
+}  // namespace
+
+std::string VersatileConfig::describe() const {
+    std::ostringstream s;
+    s << "block " << block << ", vector " << vector << ", unroll " << unroll << ", threads_along " << threads_along
+      << ", splits " << splits;
+    return s.str();
+}
+
+std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                              std::size_t elem) {
+    if (m < 1 || n < 1) return "m and n must be positive";
+    if (c.block < 32 || c.block > 1024 || c.block % 32) return "block must be a multiple of 32 from 32 to 1024";
+    if (!(c.vector == 1 || c.vector == 2 || c.vector == 4) || c.vector * elem > 16)
+        return "vector must be 1, 2 or 4 elements and at most 16 bytes";
+    if (!(c.unroll == 1 || c.unroll == 2 || c.unroll == 4)) return "unroll must be 1, 2 or 4";
+    if (!power_of_two(c.threads_along) || c.threads_along > c.block)
+        return "threads_along must be a power of two no larger than block";
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    if (along % c.vector) return "vector must divide " + std::string(layout == gemv::Layout::col ? "m" : "n");
+    if (c.splits < 1 || c.splits > 65535 || c.splits > n) return "splits must be from 1 to min(n, 65535)";
+    const std::int64_t rows_per_block =
+        layout == gemv::Layout::col ? std::int64_t(c.threads_along) * c.vector : c.block / c.threads_along;
+    if (div_up(m, rows_per_block) > INT_MAX) return "too many blocks along the rows";
+    return "";
+}
+
+VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
+                                    int sm_count) {
+    VersatileConfig c;
+    c.block = 256;
+    c.unroll = 4;
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    c.vector = 1;
+    for (int v : {4, 2})
+        if (v * elem <= 16 && along % v == 0) {
+            c.vector = v;
+            break;
+        }
+    const std::int64_t threads_needed = div_up(along, c.vector);
+    std::int64_t along_threads = 1;
+    if (layout == gemv::Layout::col) {
+        while (along_threads < threads_needed && along_threads < c.block) along_threads *= 2;
+    } else {  // about eight vectors per thread along a row before splitting it
+        while (along_threads * 8 < threads_needed && along_threads < c.block) along_threads *= 2;
+    }
+    c.threads_along = static_cast<int>(along_threads);
+    const std::int64_t rows_per_block =
+        layout == gemv::Layout::col ? std::int64_t(c.threads_along) * c.vector : c.block / c.threads_along;
+    const std::int64_t blocks = div_up(m, rows_per_block);
+    const std::int64_t wanted = std::int64_t(sm_count) * 8;  // one full wave of 256-thread blocks
+    const std::int64_t cols_per_thread_min = 16 * (layout == gemv::Layout::row ? c.vector : 1);
+    const std::int64_t threads_per_row_slice =
+        layout == gemv::Layout::col ? c.block / c.threads_along : c.threads_along;
+    const std::int64_t max_splits = std::max<std::int64_t>(1, n / (cols_per_thread_min * threads_per_row_slice));
+    c.splits = std::min<std::int64_t>({std::max<std::int64_t>(1, div_up(wanted, blocks)), max_splits, 65535});
+    return c;
+}
+
+template <class T>
+gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    const std::string why = versatile_invalid(c, layout, m, n, sizeof(T));
+    if (!why.empty()) throw gemv::UsageError("step 11 cannot run " + c.describe() + ": " + why);
+    gemv::Launch l;
+    l.block = dim3(c.block);
+    l.kernel = kernel_for<T>(layout, c.vector, c.unroll);
+    if (layout == gemv::Layout::col) {
+        const int Tr = c.threads_along;
+        l.grid = dim3(static_cast<unsigned>(div_up(m, std::int64_t(Tr) * c.vector)), static_cast<unsigned>(c.splits));
+        const int groups = Tr < 32 ? c.block / 32 : c.block / Tr;
+        l.dynamic_shared = Tr == c.block ? 0 : std::size_t(groups) * Tr * c.vector * sizeof(T);
+    } else {
+        l.grid = dim3(static_cast<unsigned>(div_up(m, c.block / c.threads_along)), static_cast<unsigned>(c.splits));
+        l.dynamic_shared = c.threads_along > 32 ? std::size_t(c.block / 32) * sizeof(T) : 0;
+    }
+    return l;
+}
+
+template <class T>
+void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, gemv::Layout layout,
+                    const VersatileConfig& c, const gemv::Launch& l, cudaStream_t stream) {
+    // Columns per split: a multiple of the vector so that every slice starts aligned.
+    const std::int64_t per = div_up(div_up(n, c.splits), c.vector) * c.vector;
+    const bool accumulate = c.splits > 1;
+    if (accumulate) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(m) * sizeof(T), stream));
+    void* args[] = {&A,
+                    &x,
+                    &y,
+                    &m,
+                    &n,
+                    const_cast<int*>(&c.threads_along),
+                    const_cast<std::int64_t*>(&per),
+                    const_cast<bool*>(&accumulate)};
+    GEMV_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.dynamic_shared, stream));
+}
+
+gemv::Traffic versatile_traffic(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    const double mn = double(m) * double(n);
+    // x: column-major, every row group of V rows loads x[j] once; row-major, x is loaded beside A.
+    const double x_loads = layout == gemv::Layout::col ? double(div_up(m, c.vector)) * double(n) : mn;
+    const double y_accesses = c.splits > 1 ? double(m) * (1 + 2.0 * double(c.splits)) : double(m);
+    return {mn, x_loads, y_accesses};
+}
+
+template gemv::Launch versatile_launch<float>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
+template gemv::Launch versatile_launch<double>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
+template void gemv_versatile<float>(const float*, const float*, float*, std::int64_t, std::int64_t, gemv::Layout,
+                                    const VersatileConfig&, const gemv::Launch&, cudaStream_t);
+template void gemv_versatile<double>(const double*, const double*, double*, std::int64_t, std::int64_t, gemv::Layout,
+                                     const VersatileConfig&, const gemv::Launch&, cudaStream_t);

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gemv_versatile.cuh"
+
+// The auto-tuner's result for one device, precision and layout: the best configuration at each
+// point of Sørensen's logarithmic mesh. Step 11 picks the nearest point in (log m, log n): by
+// shape, not by size (2^20 x 16 and 16 x 2^20 need opposite configurations).
+struct TunedPoint {
+    std::int64_t m = 0, n = 0;
+    VersatileConfig config;
+    double gbps = 0;  // what the tuner measured there
+};
+
+struct TuningTable {
+    std::string device, precision, layout;
+    std::string git_revision, created;
+    double tuning_seconds = 0;
+    std::vector<TunedPoint> points;
+};
+
+// Throws std::runtime_error naming what is wrong (unreadable, corrupt, an invalid entry).
+TuningTable load_tuning_table(const std::string& path);
+void save_tuning_table(const TuningTable& table, const std::string& path);
+
+// "NVIDIA_H100_80GB_HBM3_float_col.json": the file a device's table lives in.
+std::string tuning_file_name(const std::string& device, gemv::Precision precision, gemv::Layout layout);
+// The committed tables beside this solution (overridable with --table).
+std::string default_tuning_dir();
+
+// Sørensen's mesh axis: points values spaced evenly in log from 10 to max_dim.
+std::vector<std::int64_t> mesh_axis(int points, std::int64_t max_dim);
+
+struct Choice {
+    VersatileConfig config;
+    std::string source;  // "tuned at 1000 x 100 (...json)" or "heuristic: <why>"
+};
+
+// The configuration for an m×n problem: the table's nearest point, adapted to the shape (a vector
+// width the shape cannot take is narrowed), or the heuristic with a warning on stderr when there
+// is no usable table. Never a configuration that fails versatile_invalid.
+Choice choose_config(const std::string& table_path, const std::string& device, int sm_count, gemv::Layout layout,
+                     gemv::Precision precision, std::int64_t m, std::int64_t n);

@@ -1,0 +1,85 @@
+// Step 11's tuning table: the nearest mesh point by shape, and a warning and the heuristic (never
+// a crash, never an invalid configuration) for a missing, corrupt or foreign file.
+#include <cstdio>
+#include <fstream>
+
+#include "support.hpp"
+#include "tuning_table.hpp"
+
+namespace {
+
+std::string write_file(const std::string& name, const std::string& text) {
+    const std::string path = "/tmp/gemv_test_" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+TuningTable two_point_table() {
+    TuningTable t;
+    t.device = "Test GPU";
+    t.precision = "float";
+    t.layout = "col";
+    // Tall: one thread per row group. Wide: threads along the columns, rows split across blocks.
+    t.points.push_back({1 << 20, 16, {256, 4, 4, 256, 1}, 100});
+    t.points.push_back({16, 1 << 20, {512, 4, 2, 4, 64}, 100});
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("step 11: the table is chosen by shape, not by size", "[step11]") {
+    const std::string path = "/tmp/gemv_test_table.json";
+    save_tuning_table(two_point_table(), path);
+    const auto tall = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 1 << 21, 8);
+    REQUIRE(tall.config.threads_along == 256);
+    REQUIRE(tall.config.splits == 1);
+    const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 8, 1 << 21);
+    REQUIRE(wide.config.threads_along == 4);
+    REQUIRE(wide.config.splits == 64);
+    // A shape whose m the tuned vector does not divide gets a narrower vector, not a failure.
+    const auto odd = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 1000003, 16);
+    REQUIRE(odd.config.vector == 1);
+    REQUIRE(versatile_invalid(odd.config, gemv::Layout::col, 1000003, 16, 4).empty());
+    std::remove(path.c_str());
+}
+
+TEST_CASE("step 11: a saved table loads back the same", "[step11]") {
+    const std::string path = "/tmp/gemv_test_roundtrip.json";
+    save_tuning_table(two_point_table(), path);
+    const TuningTable t = load_tuning_table(path);
+    REQUIRE(t.points.size() == 2);
+    REQUIRE(t.points[1].config.splits == 64);
+    REQUIRE(t.points[1].n == (1 << 20));
+    std::remove(path.c_str());
+}
+
+TEST_CASE("step 11: a missing, corrupt or foreign table falls back to a valid heuristic", "[step11]") {
+    const std::string corrupt = write_file("corrupt.json", "{\"device\": \"Test GPU\", \"points\": [ {\"m\": ");
+    const std::string invalid = write_file(
+        "invalid.json",
+        "{\"device\": \"Test GPU\", \"precision\": \"float\", \"layout\": \"col\", \"points\": [{\"m\": 10, \"n\": 10,"
+        " \"block\": 100, \"vector\": 4, \"unroll\": 4, \"threads_along\": 3, \"splits\": 1}]}");
+    const std::string foreign = "/tmp/gemv_test_foreign.json";
+    save_tuning_table(two_point_table(), foreign);
+    for (const auto& [path, device] :
+         std::vector<std::pair<std::string, std::string>>{{"/tmp/does/not/exist.json", "Test GPU"},
+                                                          {corrupt, "Test GPU"},
+                                                          {invalid, "Test GPU"},
+                                                          {foreign, "Another GPU"}}) {
+        for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+            for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {33, 4097}, {1000000, 3}, {3, 1000000}}) {
+                const auto c = choose_config(path, device, 132, layout, gemv::Precision::f64, m, n);
+                INFO(path << " " << m << " x " << n);
+                REQUIRE(c.source.rfind("heuristic", 0) == 0);
+                REQUIRE(versatile_invalid(c.config, layout, m, n, 8).empty());
+            }
+    }
+}
+
+TEST_CASE("step 11: the mesh axis is logarithmic from 10 and increasing", "[step11]") {
+    const auto axis = mesh_axis(24, 100000000);
+    REQUIRE(axis.size() == 24);
+    REQUIRE(axis.front() == 10);
+    REQUIRE(axis.back() == 100000000);
+    for (std::size_t k = 1; k < axis.size(); ++k) REQUIRE(axis[k] > axis[k - 1]);
+}
