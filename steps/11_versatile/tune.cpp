@@ -1,0 +1,110 @@
+// Step 11's auto-tuner: for one precision and layout, the fastest verified configuration at every
+// point of Sørensen's 24×24 logarithmic mesh that fits, written as this device's tuning table.
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli.hpp"
+#include "mesh_tools.cuh"
+#include "tuning_table.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <class T>
+int tune(const gemv::Options& o) {
+    const gemv::DeviceFacts f = gemv::query_device();
+    const gemv::Layout layout = o.shape.layout;
+    const std::int64_t budget = std::min<std::int64_t>(o.get_int("max-mib") << 20, std::int64_t(f.free_bytes / 3));
+    const std::int64_t max_elems = budget / std::int64_t(sizeof(T));
+    const std::vector<std::int64_t> axis = mesh_axis(int(o.get_int("points")), max_elems / 10);
+    std::string out = o.get("out");
+    if (out == "auto") out = default_tuning_dir() + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), layout);
+    const std::string partial = out + ".partial";
+
+    // An interrupted run resumes: every finished point is appended to the .partial file.
+    std::map<std::pair<std::int64_t, std::int64_t>, TunedPoint> done;
+    {
+        std::ifstream in(partial);
+        TunedPoint p;
+        while (in >> p.m >> p.n >> p.config.block >> p.config.vector >> p.config.unroll >> p.config.threads_along >>
+               p.config.splits >> p.gbps)
+            done[{p.m, p.n}] = p;
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> points;
+    for (std::int64_t m : axis)
+        for (std::int64_t n : axis)
+            if (m * n <= max_elems) points.push_back({m, n});
+    std::cerr << "tuning " << gemv::to_string(gemv::precision_of<T>()) << ", " << gemv::layout_word(layout) << " on "
+              << f.name << ": " << points.size() << " mesh points up to " << gemv::format_bytes(double(budget))
+              << (done.empty() ? "" : ", " + std::to_string(done.size()) + " resumed from " + partial) << "\n";
+
+    DeviceProblem<T> p(max_elems, axis.back(), o.seed);
+    std::ofstream log(partial, std::ios::app);
+    const auto start = Clock::now();
+    double work_done = 0, work_total = 0;  // bytes, for the time-left estimate
+    for (auto [m, n] : points) work_total += double(m) * double(n);
+    std::size_t k = 0;
+    for (auto [m, n] : points) {
+        ++k;
+        if (!done.count({m, n})) {
+            p.reference(m, n, layout);
+            const Candidate best = search_best(p, f, layout, m, n, o.reps);
+            const double gbps = double(gemv::model_bytes(m, n, sizeof(T))) / (best.ms * 1e6);
+            done[{m, n}] = {m, n, best.config, gbps};
+            const VersatileConfig& c = best.config;
+            log << m << " " << n << " " << c.block << " " << c.vector << " " << c.unroll << " " << c.threads_along
+                << " " << c.splits << " " << gbps << std::endl;
+        }
+        work_done += double(m) * double(n);
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        const TunedPoint& d = done[{m, n}];
+        std::cerr << "\r[" << std::setw(4) << k << "/" << points.size() << "] " << std::setw(10) << m << " x "
+                  << std::left << std::setw(10) << n << std::right << " best " << std::setw(6) << std::fixed
+                  << std::setprecision(0) << d.gbps << " GB/s  elapsed " << elapsed << " s, about "
+                  << elapsed / work_done * (work_total - work_done) << " s left   " << std::flush;
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    std::cerr << "\n";
+
+    TuningTable t;
+    t.device = f.name;
+    t.precision = gemv::to_string(gemv::precision_of<T>());
+    t.layout = gemv::to_string(layout);
+    t.git_revision = gemv::git_revision();
+    const std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    t.created = date;
+    t.tuning_seconds = seconds;
+    for (auto [m, n] : points) t.points.push_back(done[{m, n}]);
+    save_tuning_table(t, out);
+    std::remove(partial.c_str());
+    std::cout << "wrote " << out << ": " << t.points.size() << " points in " << std::fixed << std::setprecision(1)
+              << seconds << " s\n";
+    return gemv::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    gemv::StepSpec spec;
+    spec.number = "11";
+    spec.name = "tune";
+    spec.title = "auto-tune step 11 over Sorensen's logarithmic mesh and write this device's tuning table";
+    spec.gpu = true;
+    spec.layouts = {gemv::Layout::col, gemv::Layout::row};
+    spec.default_reps = 5;
+    spec.options = {{"points", "mesh points per axis", "24", {}, 2, 64},
+                    {"max-mib", "largest footprint of A to tune, MiB", "4096", {}, 1, 1 << 20},
+                    {"out", "where to write the table (default: beside the solution)", "auto", {}, 0, 0, true}};
+    return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
+        return o.precision == gemv::Precision::f32 ? tune<float>(o) : tune<double>(o);
+    });
+}
