@@ -1,0 +1,295 @@
+// Step 07, the detour: C = A·B by Greenstreet's brute-force mmult1 and his tiled mmult2 (TILE 8,
+// 16, 32), with cuBLAS beside them. Tiling raises CGMA from 1/2 to TILE/2 because each element
+// loaded into shared memory is used TILE times; GEMV has no such reuse of A, which is the point.
+#include <cublas_v2.h>
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "cpu_step.hpp"
+#include "gpu_step.hpp"
+#include "matmul_check.hpp"
+#include "matmul_tiled.cuh"
+
+namespace {
+
+struct MatmulKernel {
+    std::string variant;
+    int tile = 0;         // mmult2's TILE; 0 for the others
+    gemv::Launch launch;  // kernel == nullptr for cuBLAS (no occupancy, no CGMA)
+    double accesses = 0;  // global loads and stores, in elements; 0 where unknown (cuBLAS)
+    std::function<void(cudaStream_t)> run;
+};
+
+struct MatmulResult {
+    MatmulKernel kernel;
+    gemv::Stats time;
+    gemv::OccupancyReport occupancy;
+    bool verified = false;
+};
+
+// One cuBLAS handle for the whole run: created once, warmed up by the untimed runs.
+class CublasHandle {
+public:
+    CublasHandle() { GEMV_CUBLAS_CHECK(cublasCreate(&handle_)); }
+    ~CublasHandle() { cublasDestroy(handle_); }
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+    cublasHandle_t get() const { return handle_; }
+
+private:
+    cublasHandle_t handle_ = nullptr;
+};
+
+// Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: cuBLAS gets B first, and every leading
+// dimension is a row length.
+void cublas_gemm(cublasHandle_t h, const float* A, const float* B, float* C, int m, int n, int k) {
+    const float one = 1, zero = 0;
+    GEMV_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n));
+}
+void cublas_gemm(cublasHandle_t h, const double* A, const double* B, double* C, int m, int n, int k) {
+    const double one = 1, zero = 0;
+    GEMV_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n));
+}
+
+std::string fixed(double v, int digits) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
+}
+
+struct Figures {
+    double flops, min_bytes;  // 2·m·n·k; A, B and C once
+};
+
+// Every field of a row as (name, text, is_number), in one order for CSV and JSON.
+std::vector<std::tuple<std::string, std::string, bool>> fields(const gemv::Metadata& meta, const gemv::Options& o,
+                                                               std::int64_t k, const Figures& f,
+                                                               const MatmulResult& r) {
+    const auto num = [](double v) {
+        std::ostringstream s;
+        s << std::setprecision(6) << v;
+        return s.str();
+    };
+    const auto whole = [](double v) { return fixed(v, 0); };  // counts, exact up to 2^53
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    const double seconds = r.time.median_ms * 1e-3;
+    const gemv::OccupancyReport& occ = r.occupancy;
+    return {{"step", "07", false},
+            {"name", "tiled_matmul", false},
+            {"variant", r.kernel.variant, false},
+            {"tile", std::to_string(r.kernel.tile), true},
+            {"device", meta.device, false},
+            {"units", std::to_string(meta.units), true},
+            {"runtime", meta.runtime_version, false},
+            {"driver", meta.driver_version, false},
+            {"build_type", meta.build_type, false},
+            {"git_revision", meta.git_revision, false},
+            {"precision", gemv::to_string(o.precision), false},
+            {"layout", "row", false},
+            {"m", std::to_string(m), true},
+            {"n", std::to_string(n), true},
+            {"k", std::to_string(k), true},
+            {"bytes", whole(f.min_bytes), true},
+            {"flops", whole(f.flops), true},
+            {"cache", o.cold ? "cold" : "hot", false},
+            {"reps", std::to_string(r.time.reps), true},
+            {"median_ms", num(r.time.median_ms), true},
+            {"min_ms", num(r.time.min_ms), true},
+            {"max_ms", num(r.time.max_ms), true},
+            {"gflops", num(f.flops / seconds / 1e9), true},
+            {"gbps", num(f.min_bytes / seconds / 1e9), true},
+            {"global_accesses", r.kernel.accesses > 0 ? whole(r.kernel.accesses) : "", true},
+            {"cgma", r.kernel.accesses > 0 ? num(matmul_cgma(m, n, k, r.kernel.accesses)) : "", true},
+            {"launch", r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call", false},
+            {"threads_per_block", std::to_string(occ.threads_per_block), true},
+            {"registers_per_thread", std::to_string(occ.registers_per_thread), true},
+            {"shared_bytes_per_block", std::to_string(occ.shared_bytes_per_block), true},
+            {"blocks_per_sm", std::to_string(occ.blocks_per_sm), true},
+            {"occupancy", num(occ.occupancy), true},
+            {"limiter", occ.valid ? occ.limiter : "-", false},
+            {"verified", o.verify ? (r.verified ? "yes" : "NO") : "not checked", false}};
+}
+
+void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k, const Figures& f,
+                 const std::vector<MatmulResult>& results) {
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    std::cout << "step 07 tiled_matmul: " << gemv::to_string(o.precision) << ", C = A*B with A " << m << " x " << k
+              << " and B " << k << " x " << n << ", row-major (" << gemv::format_bytes(f.min_bytes)
+              << " moved at least), " << (o.cold ? "cold" : "hot") << " cache, median of " << o.reps << "\n"
+              << "on " << meta.device << " (" << meta.units << " SMs, CUDA runtime " << meta.runtime_version
+              << ", driver " << meta.driver_version << "), " << meta.build_type << " build, " << meta.git_revision
+              << "\n\n";
+    const std::vector<std::string> head = {"variant", "time [us]", "min..max [us]", "GFLOP/s", "GB/s",
+                                           "CGMA",    "launch",    "occupancy",     "regs",    "verified"};
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : results) {
+        const double seconds = r.time.median_ms * 1e-3;
+        const auto& occ = r.occupancy;
+        rows.push_back({r.kernel.variant, fixed(r.time.median_ms * 1e3, 1),
+                        fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1),
+                        fixed(f.flops / seconds / 1e9, 1), fixed(f.min_bytes / seconds / 1e9, 1),
+                        r.kernel.accesses > 0 ? fixed(matmul_cgma(m, n, k, r.kernel.accesses), 3) : "-",
+                        r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call",
+                        occ.valid ? fixed(100 * occ.occupancy, 0) + "% (" + occ.limiter + ")" : "-",
+                        occ.valid ? std::to_string(occ.registers_per_thread) : "-",
+                        o.verify ? (r.verified ? "yes" : "NO") : "not checked"});
+    }
+    std::vector<std::size_t> width(head.size());
+    for (std::size_t c = 0; c < head.size(); ++c) {
+        width[c] = head[c].size();
+        for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+    }
+    const auto line = [&](const std::vector<std::string>& cells) {
+        for (std::size_t c = 0; c < cells.size(); ++c)
+            std::cout << (c ? "  " : "") << (c == 0 || c == 6 || c == 7 ? std::left : std::right)
+                      << std::setw(int(width[c])) << cells[c];
+        std::cout << std::right << "\n";
+    };
+    line(head);
+    for (const auto& row : rows) line(row);
+    std::cout << "\nGFLOP/s counts 2*m*n*k; GB/s counts A, B and C once; CGMA is multiply-adds per global load or store"
+                 " the kernel makes.\n"
+              << "The lesson: tiling raises CGMA from 1/2 (mmult1) to TILE/2 (mmult2) because every element loaded"
+                 " into shared memory is used TILE times. GEMV has no such reuse of A (each a_ij is used once), so its"
+                 " CGMA stays below 1 whatever the kernel does: the rest of the ladder is about moving bytes.\n";
+}
+
+void print_rows(gemv::Format format, const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k,
+                const Figures& f, const std::vector<MatmulResult>& results) {
+    if (format == gemv::Format::csv) {
+        for (std::size_t r = 0; r < results.size(); ++r) {
+            const auto fs = fields(meta, o, k, f, results[r]);
+            if (r == 0) {
+                for (std::size_t i = 0; i < fs.size(); ++i) std::cout << (i ? "," : "") << std::get<0>(fs[i]);
+                std::cout << "\n";
+            }
+            for (std::size_t i = 0; i < fs.size(); ++i) {
+                const std::string& v = std::get<1>(fs[i]);
+                std::cout << (i ? "," : "") << (v.find(',') == std::string::npos ? v : "\"" + v + "\"");
+            }
+            std::cout << "\n";
+        }
+        return;
+    }
+    std::cout << "[\n";
+    for (std::size_t r = 0; r < results.size(); ++r) {
+        const auto fs = fields(meta, o, k, f, results[r]);
+        std::cout << "  {";
+        for (std::size_t i = 0; i < fs.size(); ++i) {
+            const auto& [name, v, number] = fs[i];
+            std::cout << (i ? ", " : "") << "\"" << name << "\": " << (number && !v.empty() ? v : "\"" + v + "\"");
+        }
+        std::cout << "}" << (r + 1 < results.size() ? "," : "") << "\n";
+    }
+    std::cout << "]\n";
+}
+
+template <class T>
+int run(const gemv::Options& o) {
+    const gemv::DeviceFacts facts = gemv::query_device();
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    const std::int64_t k = o.get_int("k") > 0 ? o.get_int("k") : n;
+    std::uint64_t bytes = 0, c_bytes = 0;
+    try {
+        c_bytes = gemv::matrix_bytes(m, n, sizeof(T));
+        bytes = gemv::checked_add(gemv::matrix_bytes(m, k, sizeof(T)), gemv::matrix_bytes(k, n, sizeof(T)), "A+B");
+        bytes = gemv::checked_add(bytes, c_bytes, "the bytes of A, B and C");
+    } catch (const std::overflow_error& e) {
+        throw gemv::UsageError("--m " + std::to_string(m) + " --n " + std::to_string(n) + " --k " + std::to_string(k) +
+                               ": " + e.what());
+    }
+    gemv::require_device_memory(facts, bytes);
+    // Host: A, B, C, and the reference's two doubles per element of C.
+    gemv::require_host_memory(bytes + c_bytes + (o.verify ? 2 * (c_bytes / sizeof(T)) * sizeof(double) : 0),
+                              "this product");
+
+    // The kernels first: a size or TILE they cannot take is refused before any work.
+    const std::string tile_choice = o.get("tile");
+    std::vector<int> tiles = {8, 16, 32};
+    if (tile_choice != "all") tiles = {std::stoi(tile_choice)};
+    const gemv::Launch brute = matmul_brute_force_launch<T>(m, n, k);
+    std::vector<gemv::Launch> tiled;
+    for (int t : tiles) tiled.push_back(matmul_tiled_launch<T>(m, n, k, t));
+
+    const MatmulProblem<T> p = make_matmul_problem<T>(m, n, k, o.seed);
+    if (o.verify && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 1e11)
+        std::cerr << "computing the double-precision CPU reference (" << m << " x " << n << " x " << k
+                  << " multiply-adds); --no-verify skips it\n";
+    const gemv::Reference ref = o.verify ? matmul_reference(p) : gemv::Reference{};
+    gemv::DeviceArray<T> A(p.A.size()), B(p.B.size()), C(static_cast<std::size_t>(m * n));
+    A.upload(p.A.data());
+    B.upload(p.B.data());
+    const T* a = A.data();
+    const T* b = B.data();
+    T* c = C.data();
+
+    std::vector<MatmulKernel> kernels;
+    kernels.push_back({"mmult1 brute force", 0, brute, matmul_brute_force_accesses(m, n, k),
+                       [=](cudaStream_t s) { matmul_brute_force(a, b, c, m, n, k, brute, s); }});
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        const int t = tiles[i];
+        const gemv::Launch l = tiled[i];
+        kernels.push_back({"mmult2 tiled " + std::to_string(t), t, l, matmul_tiled_accesses(m, n, k, t),
+                           [=](cudaStream_t s) { matmul_tiled(a, b, c, m, n, k, t, l, s); }});
+    }
+    const auto handle = std::make_shared<CublasHandle>();
+    kernels.push_back({sizeof(T) == 4 ? "cublas sgemm" : "cublas dgemm", 0, gemv::Launch{}, 0, [=](cudaStream_t s) {
+                           GEMV_CUBLAS_CHECK(cublasSetStream(handle->get(), s));
+                           cublas_gemm(handle->get(), a, b, c, static_cast<int>(m), static_cast<int>(n),
+                                       static_cast<int>(k));
+                       }});
+
+    std::vector<MatmulResult> results;
+    std::vector<T> c_host(C.size());
+    bool all_ok = true;
+    for (const MatmulKernel& kernel : kernels) {
+        MatmulResult r;
+        r.kernel = kernel;
+        r.time = gemv::time_gpu(
+            facts, kernel.run, [&](cudaStream_t s) { C.poison(s); }, o.warmup, o.reps, o.cold);
+        r.occupancy = gemv::occupancy_of(kernel.launch, facts);
+        if (o.verify) {
+            C.download(c_host.data());  // the last timed run's C, poisoned before it ran
+            const gemv::Verification v = verify_matmul(c_host.data(), ref, m, n, k);
+            r.verified = v.ok;
+            if (!v.ok) std::cerr << "step 07 " << kernel.variant << ": " << v.message << "\n";
+            all_ok &= v.ok;
+        }
+        results.push_back(r);
+    }
+
+    const Figures f{2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k),
+                    static_cast<double>(bytes)};
+    if (o.format == gemv::Format::table)
+        print_table(facts.metadata(), o, k, f, results);
+    else
+        print_rows(o.format, facts.metadata(), o, k, f, results);
+    return all_ok ? gemv::kExitOk : gemv::kExitWrong;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    gemv::StepSpec spec;
+    spec.number = "07";
+    spec.name = "tiled_matmul";
+    spec.title =
+        "the detour: C = A*B (A m x k, B k x n), brute-force mmult1 against tiled mmult2 and cuBLAS; "
+        "CGMA from 1/2 to TILE/2";
+    spec.gpu = true;
+    spec.layouts = {gemv::Layout::row};
+    spec.default_m = 1024;
+    spec.default_n = 1024;
+    spec.options = {
+        {"k", "inner dimension: columns of A, rows of B; 0 means the same as --n", "0", {}, 0, INT32_MAX},
+        {"tile", "mmult2's TILE (compiled in)", "all", {"all", "8", "16", "32"}},
+    };
+    return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
+        return o.precision == gemv::Precision::f32 ? run<float>(o) : run<double>(o);
+    });
+}
