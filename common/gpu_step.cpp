@@ -73,6 +73,7 @@ int run_gpu(const Options& o, const StepSpec& spec, const GpuKernels<T>& factory
         r.datasheet_gbps = facts.datasheet_gbps();
         r.traffic = k.traffic;
         r.launch = k.launch.kernel ? k.launch.describe() : "library call";
+        if (!k.note.empty()) r.launch += "; " + k.note;
         r.occupancy = occupancy_of(k.launch, facts);
         r.verify_skipped = !o.verify;
         if (o.verify) {

@@ -18,6 +18,7 @@ struct GpuKernel {
     Launch launch;  // the launch to report; kernel == nullptr for library calls (no occupancy)
     Traffic traffic;
     std::function<void(cudaStream_t)> run;  // everything the product costs: zeroing y included where needed
+    std::string note;                       // appended to the launch column: parameters, where they came from
 };
 
 // Builds the step's kernels for one problem already on the device. Throws UsageError for a shape

@@ -220,8 +220,8 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if (!(c.vector == 1 || c.vector == 2 || c.vector == 4) || c.vector * elem > 16)
         return "vector must be 1, 2 or 4 elements and at most 16 bytes";
     if (!(c.unroll == 1 || c.unroll == 2 || c.unroll == 4)) return "unroll must be 1, 2 or 4";
-    if (!power_of_two(c.threads_along) || c.threads_along > c.block)
-        return "threads_along must be a power of two no larger than block";
+    if (!power_of_two(c.threads_along) || c.block % c.threads_along)
+        return "threads_along must be a power of two that divides block";
     const std::int64_t along = layout == gemv::Layout::col ? m : n;
     if (along % c.vector) return "vector must divide " + std::string(layout == gemv::Layout::col ? "m" : "n");
     if (c.splits < 1 || c.splits > 65535 || c.splits > n) return "splits must be from 1 to min(n, 65535)";

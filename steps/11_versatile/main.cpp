@@ -32,8 +32,10 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     take("splits", c.splits);
     if (forced) choice.source = "given on the command line";
     const gemv::Launch launch = versatile_launch<T>(c, layout, m, n);  // refuses an invalid configuration
-    return {{"versatile: " + c.describe() + "; " + choice.source, launch, versatile_traffic(c, layout, m, n),
-             [=](cudaStream_t s) { gemv_versatile(A, x, y, m, n, layout, c, launch, s); }}};
+    const std::string how = forced ? "given" : choice.source.rfind("tuned", 0) == 0 ? "tuned" : "heuristic";
+    return {{"versatile (" + how + ")", launch, versatile_traffic(c, layout, m, n),
+             [=](cudaStream_t s) { gemv_versatile(A, x, y, m, n, layout, c, launch, s); },
+             c.describe() + " (" + choice.source + ")"}};
 }
 
 }  // namespace

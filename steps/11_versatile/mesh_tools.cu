@@ -183,14 +183,15 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
         if (layout == gemv::Layout::col) {
             const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least(need));
             alongs = {p, p / 2, p / 8};
-        } else {  // about eight vectors per thread along the row, and neighbours
+        } else {  // one vector per thread per row pass, up to eight: a warp's loads stay contiguous
             const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least((need + 7) / 8));
-            alongs = {p, std::min<std::int64_t>(block, 2 * p), p / 4};
+            alongs = {p / 4, p, 2 * p, 4 * p, pow2_at_least(need)};
+            for (auto& a : alongs) a = std::min<std::int64_t>(a, block);
         }
         std::sort(alongs.begin(), alongs.end());
         alongs.erase(std::unique(alongs.begin(), alongs.end()), alongs.end());
         for (std::int64_t ta : alongs) {
-            if (ta < 1) continue;
+            if (ta < 1 || block % ta) continue;
             const std::int64_t rows_per_block = layout == gemv::Layout::col ? ta * vector : block / ta;
             const std::int64_t blocks = (m + rows_per_block - 1) / rows_per_block;
             const std::int64_t wave = std::int64_t(sm_count) * (2048 / block);
