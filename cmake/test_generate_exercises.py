@@ -36,6 +36,16 @@ expect("    // TODO: add the row\n" in ex, f"the stub keeps indent and hint: {ex
 expect("a += 2" not in ex, "the solution is removed")
 expect(out.get("01_x/notes.txt") == "plain\n", "other files are copied as they are")
 
+# EXCERPT markers (the slides' named regions) are plain comments to the generator: copied as they are,
+# around a solution region or inside one (then dropped with it).
+excerpted = ("// BEGIN EXCERPT loop\nvoid f() {\n    // BEGIN SOLUTION sum\n    // BEGIN EXCERPT inner\n    g();\n"
+             "    // END EXCERPT inner\n    // END SOLUTION\n}\n// END EXCERPT loop\n")
+r, out = run({"01_x/k.cpp": excerpted})
+ex = out.get("01_x/k.cpp", "")
+expect(r.returncode == 0 and "// BEGIN EXCERPT loop\n" in ex and "// END EXCERPT loop\n" in ex
+       and "    // TODO: sum\n" in ex and "inner" not in ex and "g();" not in ex,
+       f"excerpt markers are copied, solution regions still replaced: {r.stderr} {ex!r}")
+
 for name, text, needle in [
     ("nested", "// BEGIN SOLUTION\n// BEGIN SOLUTION\n// END SOLUTION\n// END SOLUTION\n", "k.cpp:2: BEGIN SOLUTION inside"),
     ("unclosed", "int a;\n// BEGIN SOLUTION\nint b;\n", "k.cpp:2: BEGIN SOLUTION is never closed"),
@@ -49,5 +59,5 @@ expect(r.returncode == 1 and "missing" in r.stderr, f"--check names a missing ex
 
 for f in failures:
     print("FAILED:", f)
-print(f"{3 + 3 + 1 - len(failures)} checks passed, {len(failures)} failed" if failures else "all generator checks passed")
+print(f"{3 + 1 + 3 + 1 - len(failures)} checks passed, {len(failures)} failed" if failures else "all generator checks passed")
 sys.exit(1 if failures else 0)

@@ -1,5 +1,6 @@
 #include "gemv_cpu_loop.hpp"
 
+// BEGIN EXCERPT loop
 template <class T>
 void gemv_cpu_loop(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n) {
     // BEGIN SOLUTION for every row i, sum A[i*n + j] * x[j] over j and store it in y[i]
@@ -12,6 +13,7 @@ void gemv_cpu_loop(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n)
     }
     // END SOLUTION
 }
+// END EXCERPT loop
 
 template void gemv_cpu_loop<float>(const float*, const float*, float*, std::int64_t, std::int64_t);
 template void gemv_cpu_loop<double>(const double*, const double*, double*, std::int64_t, std::int64_t);

@@ -1,6 +1,7 @@
 #include "gemv_naive.cuh"
 #include "gpu_step.hpp"
 
+// BEGIN EXCERPT kernel
 // One thread per row: thread `row` walks row `row` of A from left to right.
 template <class T>
 __global__ void gemv_naive_row_major(const T* A, const T* x, T* y, int m, int n) {
@@ -12,7 +13,9 @@ __global__ void gemv_naive_row_major(const T* A, const T* x, T* y, int m, int n)
     y[row] = sum;
     // END SOLUTION
 }
+// END EXCERPT kernel
 
+// BEGIN EXCERPT launch
 template <class T>
 gemv::Launch gemv_naive_launch(std::int64_t m, std::int64_t n, int block_size) {
     // row * n + j is an int: refuse what it cannot index instead of wrapping around.
@@ -23,6 +26,7 @@ gemv::Launch gemv_naive_launch(std::int64_t m, std::int64_t n, int block_size) {
     l.kernel = reinterpret_cast<const void*>(&gemv_naive_row_major<T>);
     return l;
 }
+// END EXCERPT launch
 
 template <class T>
 void gemv_naive(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, const gemv::Launch& l,

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Builds the slides: every deck slides/NN_name.md, with its code excerpts taken from the source
+files and its figures drawn from slides/data/ by plot.py, rendered by Marp to one self-contained
+HTML file per deck (figures inlined), with no network.
+
+  build.py --root SRC --out DIR [--plot-python PY]          the `slides` target
+  build.py --root SRC --out DIR --check                      excerpts and figures exist (no Marp, no matplotlib)
+  build.py --root SRC --out DIR --test                       as the target, but exit 77 (skipped) without Marp
+
+A deck names what it shows on lines of their own, as HTML comments, so Marp's preview shows them as
+nothing and this script replaces them:
+
+  <!-- excerpt: solutions/01_cpu_loop/gemv_cpu_loop.cpp#loop -->
+        the lines between `// BEGIN EXCERPT loop` and `// END EXCERPT loop` in that file
+  <!-- excerpt: solutions/02_cpu_openmp/gemv_cpu_openmp.cpp#solution:the same loop -->
+        the BEGIN SOLUTION region whose hint starts with "the same loop"
+  <!-- figure: 01_sweep -->            plot.py's figure, inlined; the build fails without its data
+  <!-- figure-if-data: 03_sweep -->    the same where its data is committed, else a note saying so
+  <!-- table: 01_summary -->  <!-- table-if-data: 03_occupancy -->   plot.py's tables, likewise
+
+Marp comes from slides/node_modules (npm ci in slides/, pinned by package-lock.json).
+"""
+import argparse
+import base64
+import importlib.util
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+DIRECTIVE = re.compile(r"^\s*<!--\s*(excerpt|figure|figure-if-data|table|table-if-data):\s*(\S.*?)\s*-->\s*$")
+BEGIN_EXCERPT = re.compile(r"^\s*//\s*BEGIN EXCERPT\s+(\S+)\s*$")
+END_EXCERPT = re.compile(r"^\s*//\s*END EXCERPT\s+(\S+)\s*$")
+BEGIN_SOLUTION = re.compile(r"^\s*//\s*BEGIN SOLUTION\b\s*(.*?)\s*$")
+END_SOLUTION = re.compile(r"^\s*//\s*END SOLUTION\b")
+SKIPPED = 77
+
+spec = importlib.util.spec_from_file_location("plot", HERE / "plot.py")
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+
+
+class DeckError(Exception):
+    pass
+
+
+def is_marker(line):
+    return any(p.match(line) for p in (BEGIN_EXCERPT, END_EXCERPT, BEGIN_SOLUTION, END_SOLUTION))
+
+
+def dedent(lines):
+    """Removes the indent common to the code lines; preprocessor lines (#pragma) stay at column 0."""
+    body = [ln.rstrip() for ln in lines]
+    while body and not body[0]:
+        body.pop(0)
+    while body and not body[-1]:
+        body.pop()
+    indent = min((len(ln) - len(ln.lstrip()) for ln in body if ln.strip() and not ln.startswith("#")), default=0)
+    return [ln[min(indent, len(ln) - len(ln.lstrip())):] for ln in body]
+
+
+def excerpt(root, target):
+    """The lines of one named region, markers removed; DeckError naming the file and region."""
+    if "#" not in target:
+        raise DeckError(f"excerpt {target!r}: name a region, PATH#NAME or PATH#solution:HINT")
+    rel, region = target.split("#", 1)
+    path = root / rel
+    if not path.is_file():
+        raise DeckError(f"excerpt {target!r}: no file {rel}")
+    lines = path.read_text().splitlines()
+    if region.startswith("solution:"):
+        hint = region[len("solution:"):]
+        found = [i for i, ln in enumerate(lines)
+                 if (m := BEGIN_SOLUTION.match(ln)) and m.group(1).startswith(hint)]
+        if len(found) != 1:
+            raise DeckError(f"excerpt {target!r}: {len(found)} BEGIN SOLUTION regions in {rel} have a hint "
+                            f"starting {hint!r}; exactly one must")
+        end = next((j for j in range(found[0] + 1, len(lines)) if END_SOLUTION.match(lines[j])), None)
+        if end is None:
+            raise DeckError(f"excerpt {target!r}: the region in {rel} is never closed")
+        body = lines[found[0] + 1:end]
+    else:
+        starts = [i for i, ln in enumerate(lines) if (m := BEGIN_EXCERPT.match(ln)) and m.group(1) == region]
+        ends = [i for i, ln in enumerate(lines) if (m := END_EXCERPT.match(ln)) and m.group(1) == region]
+        if not starts:
+            raise DeckError(f"excerpt {target!r}: {rel} has no `// BEGIN EXCERPT {region}`")
+        if len(starts) > 1 or len(ends) != 1 or ends[0] < starts[0]:
+            raise DeckError(f"excerpt {target!r}: {rel} needs exactly one BEGIN EXCERPT {region} and one "
+                            f"END EXCERPT {region} after it")
+        body = lines[starts[0] + 1:ends[0]]
+    body = dedent([ln for ln in body if not is_marker(ln)])
+    if not body:
+        raise DeckError(f"excerpt {target!r}: the region is empty")
+    return rel, region, body
+
+
+def decks(root):
+    return sorted((root / "slides").glob("[0-9][0-9]_*.md"))
+
+
+def check(root):
+    """[problems], {deck: [(directive, arg)]}: every excerpt region exists, every figure and table
+    is one plot.py knows, and the ones a deck requires have data."""
+    problems, found = [], {}
+    data = root / "slides" / "data"
+    for deck in decks(root):
+        text = deck.read_text()
+        if not re.match(r"^---\s*\n(.*\n)*?marp:\s*true\s*\n", text):
+            problems.append(f"{deck.name}: the front matter must say `marp: true`")
+        uses = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            m = DIRECTIVE.match(line)
+            if not m:
+                if re.match(r"^\s*<!--\s*(excerpt|figure|table)", line):
+                    problems.append(f"{deck.name}:{number}: malformed directive: {line.strip()}")
+                continue
+            kind, arg = m.groups()
+            uses.append((kind, arg))
+            try:
+                if kind == "excerpt":
+                    excerpt(root, arg)
+                else:
+                    want = "png" if kind.startswith("figure") else "md"
+                    got, pattern, files = plot.resolve(arg, data)
+                    if got != want:
+                        problems.append(f"{deck.name}:{number}: {arg} is a {'figure' if got == 'png' else 'table'}, "
+                                        f"not a {kind.split('-')[0]}")
+                    elif not files and not kind.endswith("-if-data"):
+                        problems.append(f"{deck.name}:{number}: {kind} {arg} has no data: nothing matches "
+                                        f"slides/data/{pattern}")
+            except (DeckError, plot.UnknownFigure) as e:
+                problems.append(f"{deck.name}:{number}: {e}")
+        found[deck] = uses
+    if not found:
+        problems.append(f"no decks in {root / 'slides'}")
+    return problems, found
+
+
+def not_yet(kind, pattern):
+    what = "figure" if kind.startswith("figure") else "table"
+    return (f"> **Not measured yet:** this {what} is drawn from `slides/data/{pattern}` once a machine's data is "
+            f"committed there (`slides/collect_data.sh`).")
+
+
+def expand(root, deck, figures):
+    """The deck's Markdown with every directive replaced; (text, figures inlined)."""
+    out, inlined = [], 0
+    data = root / "slides" / "data"
+    for line in deck.read_text().splitlines():
+        m = DIRECTIVE.match(line)
+        if not m:
+            out.append(line)
+            continue
+        kind, arg = m.groups()
+        if kind == "excerpt":
+            rel, region, body = excerpt(root, arg)
+            out += ["```cpp", *body, "```", f"*from `{rel}`*"]
+            continue
+        _, pattern, files = plot.resolve(arg, data)
+        made = figures / f"{arg}.{'png' if kind.startswith('figure') else 'md'}"
+        if not files:
+            out.append(not_yet(kind, pattern))
+        elif kind.startswith("figure"):
+            png = base64.b64encode(made.read_bytes()).decode()
+            out.append(f"![w:1080](data:image/png;base64,{png})")
+            inlined += 1
+        else:
+            out.append(made.read_text().rstrip())
+    return "\n".join(out) + "\n", inlined
+
+
+def find_marp(root):
+    marp = root / "slides" / "node_modules" / ".bin" / "marp"
+    if not marp.exists():
+        return None, ("Marp is not installed: run `npm ci` in slides/ (Node.js 18 or newer; the versions are "
+                      "pinned in slides/package-lock.json), then build the `slides` target again. "
+                      "Nothing else in the build needs it.")
+    if not shutil.which("node"):
+        return None, "Marp needs Node.js (node on PATH): apt-get install nodejs npm, then npm ci in slides/"
+    return marp, ""
+
+
+def render(root, out, plot_python, test):
+    problems, uses = check(root)
+    if problems:
+        print("slides: the decks name what is not there:", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return 1
+    figures, md_dir, html_dir = out / "figures", out / "md", out / "html"
+    for d in (figures, md_dir, html_dir):
+        d.mkdir(parents=True, exist_ok=True)
+    data = root / "slides" / "data"
+    names = sorted({arg for u in uses.values() for kind, arg in u
+                    if kind != "excerpt" and plot.resolve(arg, data)[2]})
+    probe = subprocess.run([plot_python, "-c", "import matplotlib"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        print(f"slides: {plot_python} has no matplotlib: install Debian's python3-matplotlib "
+              "(the figures are drawn with /usr/bin/python3, not a pyenv one)", file=sys.stderr)
+        return SKIPPED if test else 1
+    r = subprocess.run([plot_python, str(HERE / "plot.py"), "--data", str(data), "--out", str(figures), *names],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"slides: plot.py failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
+        return 1
+    counts = {}
+    for deck in uses:
+        text, inlined = expand(root, deck, figures)
+        (md_dir / deck.name).write_text(text)
+        counts[deck.stem] = inlined
+    marp, why = find_marp(root)
+    if not marp:
+        print(f"slides: {why}", file=sys.stderr)
+        print(f"slides: the decks' Markdown, with excerpts and figures, is in {md_dir}", file=sys.stderr)
+        return SKIPPED if test else 1
+    stale = list(html_dir.glob("*.html"))
+    for f in stale:
+        f.unlink()
+    r = subprocess.run([str(marp), "--no-stdin", "--theme-set", str(HERE / "theme.css"), "--input-dir", str(md_dir),
+                        "--output", str(html_dir)], capture_output=True, text=True, cwd=out)
+    if r.returncode != 0:
+        print(f"slides: Marp failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
+        return 1
+    bad = []
+    for stem, inlined in counts.items():
+        html = html_dir / f"{stem}.html"
+        if not html.is_file():
+            bad.append(f"{html.name}: not written")
+            continue
+        text = html.read_text()
+        if text.count("data:image/png;base64,") < inlined:
+            bad.append(f"{html.name}: {inlined} figures expected inline")
+        remote = re.findall(r"""(?:src|href)=["']https?://[^"']+|url\(["']?https?://[^)"']+""", text)
+        if remote:
+            bad.append(f"{html.name}: loads from the network: {remote[:3]}")
+        print(f"slides: {html} ({inlined} figures inline)")
+    for b in bad:
+        print(f"slides: {b}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--root", type=pathlib.Path, default=HERE.parent)
+    ap.add_argument("--out", type=pathlib.Path, required=True)
+    ap.add_argument("--plot-python", default="/usr/bin/python3")
+    ap.add_argument("--check", action="store_true", help="only check that excerpts and figures exist")
+    ap.add_argument("--test", action="store_true", help="exit 77 (skipped) where Marp or matplotlib is absent")
+    a = ap.parse_args()
+    root = a.root.resolve()
+    if a.check:
+        problems, uses = check(root)
+        for p in problems:
+            print(f"slides: {p}", file=sys.stderr)
+        n_ex = sum(k == "excerpt" for u in uses.values() for k, _ in u)
+        n_fig = sum(k != "excerpt" for u in uses.values() for k, _ in u)
+        if not problems:
+            print(f"slides: {len(uses)} decks; {n_ex} excerpts and {n_fig} figures and tables all found")
+        return 1 if problems else 0
+    return render(root, a.out.resolve(), a.plot_python, a.test)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

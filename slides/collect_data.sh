@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Measures the data behind the slides' figures: runs the built step programs with --format csv and
+# writes slides/data/<machine>_stepNN_<what>.csv, each row with the program's own metadata (device,
+# git revision, build type, ...) and a `date` column added here.
+#
+#   slides/collect_data.sh BIN_DIR MACHINE [NN ...]
+#     BIN_DIR  where the step programs are (build/default/bin)
+#     MACHINE  the files' prefix: h100 on the lab's GPU machine, ci on a CPU-only machine
+#     NN       the steps to measure (default: every step program in BIN_DIR)
+#
+# What each step gets:
+#   00          one row of key,value columns                          -> MACHINE_step00.csv
+#   01, 02      square N x N sweep, 128 .. 16384 (64 KiB .. 1 GiB)     -> MACHINE_stepNN_sweep.csv
+#               seven shapes of one 256 MiB footprint, 4 x 2^24 .. 2^24 x 4 -> MACHINE_stepNN_shapes.csv
+#   GPU steps   square sweep 256 .. 32768 (256 KiB .. 4 GiB), the same shapes
+# float, cold cache, each program's default repetitions. A run that fails or is skipped (no GPU)
+# is reported and left out; nothing is written for a step with no successful run.
+set -euo pipefail
+if (($# < 2)); then
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+bin=$1
+machine=$2
+shift 2
+out="$(cd "$(dirname "$0")" && pwd)/data"
+mkdir -p "$out"
+date=$(date -u +%Y-%m-%dT%H:%MZ)
+
+steps=("$@")
+if ((${#steps[@]} == 0)); then
+  for p in "$bin"/step[0-9][0-9]_*; do
+    [[ -x $p ]] && steps+=("$(basename "$p" | cut -c5-6)")
+  done
+fi
+
+program_of() { compgen -G "$bin/step$1_*" | head -1; }
+
+# run FILE PROGRAM ARGS...: appends the program's CSV rows, with the date, to FILE (header once).
+run() {
+  local file=$1 program=$2 rows code=0
+  shift 2
+  echo "  $(basename "$program") $*" >&2
+  rows=$("$program" "$@" --format csv 2>/tmp/collect_data.err) || code=$?
+  if ((code != 0)); then
+    echo "    left out: exit $code: $(head -1 /tmp/collect_data.err)" >&2
+    return 0
+  fi
+  if [[ ! -s $file ]]; then
+    printf '%s\n' "$rows" | head -1 | sed 's/$/,date/' >"$file"
+  fi
+  printf '%s\n' "$rows" | tail -n +2 | sed "s/\$/,$date/" >>"$file"
+}
+
+fresh() { rm -f "$1"; }
+
+sweep_and_shapes() {
+  local step=$1 program=$2
+  shift 2
+  local sweep="$out/${machine}_step${step}_sweep.csv" shapes="$out/${machine}_step${step}_shapes.csv"
+  fresh "$sweep"
+  for n in "$@"; do run "$sweep" "$program" --m "$n" --n "$n"; done
+  fresh "$shapes"
+  for mn in 4x16777216 64x1048576 1024x65536 8192x8192 65536x1024 1048576x64 16777216x4; do
+    run "$shapes" "$program" --m "${mn%x*}" --n "${mn#*x}"
+  done
+}
+
+for step in "${steps[@]}"; do
+  program=$(program_of "$step") || true
+  if [[ -z $program ]]; then
+    echo "step $step: no program in $bin" >&2
+    continue
+  fi
+  echo "step $step: $(basename "$program")" >&2
+  case $step in
+    00)
+      fresh "$out/${machine}_step00.csv"
+      run "$out/${machine}_step00.csv" "$program"
+      ;;
+    01 | 02) sweep_and_shapes "$step" "$program" 128 256 512 1024 2048 4096 8192 16384 ;;
+    13 | 14) echo "  not measured here: the MPI steps run under mpiexec" >&2 ;;
+    *) sweep_and_shapes "$step" "$program" 256 512 1024 2048 4096 8192 16384 32768 ;;
+  esac
+done
+for f in "$out/${machine}"_step*.csv; do
+  [[ -f $f ]] && [[ $(wc -l <"$f") -le 1 ]] && rm -f "$f"
+done
+ls -l "$out/${machine}"_step*.csv 2>/dev/null || echo "nothing measured" >&2

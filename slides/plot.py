@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+"""The one plot script of the slides: every figure and every table of measured numbers in a deck
+is drawn here from the committed CSV files in slides/data/, never typed by hand.
+
+  plot.py --data slides/data --out DIR NAME...   make the named figures (NAME.png) and tables (NAME.md)
+  plot.py --data slides/data --list              what each known name needs, and whether it is there
+
+Data files are the step programs' own `--format csv` output (slides/collect_data.sh writes them,
+adding a `date` column): MACHINE_stepNN_sweep.csv (square N x N, growing), MACHINE_stepNN_shapes.csv
+(one footprint, tall to wide) and MACHINE_step00.csv (step 00's one row of key,value columns). Every
+machine whose file is committed appears in the figure, named with its device, date and revision.
+
+Names (NN is any step, so a new step's deck needs data, not code):
+  00_bandwidth  bars: datasheet, measured read ceiling, device-to-device copy, per GPU
+  00_facts      table: the GPU's facts from step 00
+  NN_sweep      GB/s against footprint, square matrices, one line per variant and machine
+  NN_shapes     GB/s against shape (rows x columns) at one footprint
+  NN_summary    table: every variant at the largest square of the sweep
+  NN_occupancy  table: launch, registers, shared memory, blocks per SM, occupancy, limiter (GPU steps)
+
+Uses Debian's python3-matplotlib (run with /usr/bin/python3); only drawing imports it, so --list
+and the deck check work with any python3.
+"""
+import argparse
+import csv
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+KINDS = {"sweep": "png", "shapes": "png", "summary": "md", "occupancy": "md"}
+SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
+NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")$")
+
+
+class UnknownFigure(Exception):
+    pass
+
+
+def resolve(name, data_dir):
+    """(kind 'png' or 'md', pattern, [data files]) for a figure name; UnknownFigure if no such name."""
+    data_dir = pathlib.Path(data_dir)
+    if name in SPECIAL:
+        kind, stem = SPECIAL[name]
+        pattern = f"*_{stem}.csv"
+    else:
+        m = NAME.match(name)
+        if not m:
+            raise UnknownFigure(f"no figure or table called {name!r} (known: {', '.join(SPECIAL)}, "
+                                f"NN_{'|NN_'.join(KINDS)})")
+        step, what = m.groups()
+        kind = KINDS[what]
+        pattern = f"*_step{step}_{'shapes' if what == 'shapes' else 'sweep'}.csv"
+    return kind, pattern, sorted(data_dir.glob(pattern))
+
+
+# ---------------------------------------------------------------------------------------- data
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["_file"] = path.name
+        r["_machine"] = path.name.split("_step")[0]
+    return rows
+
+
+def num(r, key):
+    try:
+        return float(r.get(key, "nan"))
+    except ValueError:
+        return float("nan")
+
+
+def committed_date(path):
+    """The day the file was committed, for data without a date column."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%cs", "--", path.name], cwd=path.parent,
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+        return f"committed {out}" if out else "date not recorded"
+    except (OSError, subprocess.SubprocessError):
+        return "date not recorded"
+
+
+def provenance(rows, path):
+    """'<device>, <units> <SMs|threads> · <date> · rev <revision>' of one data file."""
+    r = rows[0]
+    date = (r.get("date") or "")[:10] or committed_date(path)
+    units = r.get("units") or r.get("sms")
+    what = "threads" if (r.get("runtime") == "-") else "SMs"
+    if "sms" in r:  # step 00
+        what = "SMs"
+    device = r.get("device", "unknown device")
+    if units:
+        device += f", {units} {what}"
+    return f"{device} · {date} · rev {r.get('git_revision', '?')}"
+
+
+def footprint_text(b):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if b < 1024 or unit == "TiB":
+            return f"{b:.0f} {unit}" if unit == "B" or b >= 10 else f"{b:.1f} {unit}"
+        b /= 1024
+
+
+# ------------------------------------------------------------------------------------- drawing
+
+def new_figure(title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(10, 4.6), dpi=120)
+    ax.set_title(title, fontsize=13, loc="left")
+    ax.grid(True, which="both", alpha=0.3)
+    return plt, fig, ax
+
+
+def plain_log_axis(axis):
+    """Labels 1, 2, 5 of every decade in plain numbers, not 10^k."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_minor_locator(LogLocator(base=10, subs=(3.0, 4.0, 6.0, 7.0, 8.0, 9.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
+def finish(plt, fig, ax, footers, out):
+    """Names every machine (device, date, revision) under the axes, then writes the PNG."""
+    ax.legend(fontsize=8.5, loc="best", framealpha=0.85)
+    text = "\n".join(f"measured on {f}" for f in footers)
+    fig.text(0.01, 0.01, text, fontsize=8.5, color="#444", va="bottom")
+    fig.tight_layout(rect=(0, 0.035 + 0.03 * len(footers), 1, 1))
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def series(files):
+    """[(machine label, footer, {variant: [rows]})] per data file, rows in file order."""
+    out = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        by_variant = {}
+        for r in rows:
+            by_variant.setdefault(r.get("variant", "?"), []).append(r)
+        out.append((rows[0].get("device", path.stem), provenance(rows, path), by_variant))
+    return out
+
+
+def first_row_meta(files):
+    rows = read_rows(files[0])
+    return rows[0] if rows else {}
+
+
+def sweep_figure(name, files, out):
+    step = name[:2]
+    meta = first_row_meta(files)
+    plt, fig, ax = new_figure(f"step {step} {meta.get('name', '')}: GB/s against footprint "
+                              f"(square N x N, {meta.get('precision', '')}, {meta.get('cache', '')} cache)")
+    markers = "osD^v<>p*h"
+    styles = ["-", "--", ":", "-."]
+    footers = []
+    for k, (device, footer, by_variant) in enumerate(series(files)):
+        footers.append(footer)
+        short = device if len(files) > 1 else ""
+        ceiling_x, ceiling_y = [], []
+        for v, (variant, rows) in enumerate(by_variant.items()):
+            rows = sorted(rows, key=lambda r: num(r, "bytes"))
+            x = [num(r, "bytes") for r in rows]
+            ax.plot(x, [num(r, "gbps") for r in rows], marker=markers[v % len(markers)], linestyle=styles[k % 4],
+                    label=f"{variant}" + (f" ({short})" if short else ""))
+            if not ceiling_x:
+                ceiling_x, ceiling_y = x, [num(r, "ceiling_gbps") for r in rows]
+        ax.plot(ceiling_x, ceiling_y, color="grey", linestyle=styles[k % 4], linewidth=1, alpha=0.8,
+                label="read ceiling, measured in the same run" + (f" ({short})" if short else ""))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ticks = sorted({num(r, "bytes") for f in files for r in read_rows(f)})
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=8)
+    plain_log_axis(ax.yaxis)
+    ax.set_xlabel("bytes the model moves: A, x and y once")
+    ax.set_ylabel("effective GB/s")
+    finish(plt, fig, ax, footers, out)
+
+
+def shapes_figure(name, files, out):
+    step = name[:2]
+    meta = first_row_meta(files)
+    plt, fig, ax = new_figure(f"step {step} {meta.get('name', '')}: one footprint, tall to wide "
+                              f"({meta.get('precision', '')}, {meta.get('cache', '')} cache)")
+    all_series = series(files)
+    shapes = []
+    for _, _, by_variant in all_series:
+        for rows in by_variant.values():
+            for r in rows:
+                s = (int(num(r, "m")), int(num(r, "n")))
+                if s not in shapes:
+                    shapes.append(s)
+    shapes.sort(key=lambda s: -s[0])  # tall (many rows) on the left, as in Sørensen's figures
+    width = 0.8 / max(1, sum(len(bv) for _, _, bv in all_series))
+    footers, slot = [], 0
+    for device, footer, by_variant in all_series:
+        footers.append(footer)
+        short = f" ({device})" if len(files) > 1 else ""
+        for variant, rows in by_variant.items():
+            got = {(int(num(r, "m")), int(num(r, "n"))): num(r, "gbps") for r in rows}
+            xs = [i - 0.4 + width * (slot + 0.5) for i in range(len(shapes))]
+            ax.bar(xs, [got.get(s, float("nan")) for s in shapes], width, label=variant + short)
+            slot += 1
+    ax.set_xticks(range(len(shapes)))
+    ax.set_xticklabels([f"{m} x {n}" for m, n in shapes], fontsize=8.5)
+    r0 = read_rows(files[0])[0]
+    a_bytes = num(r0, "m") * num(r0, "n") * (8 if r0.get("precision") == "double" else 4)
+    ax.set_xlabel(f"rows x columns, A is {footprint_text(a_bytes)} in each: tall on the left, wide on the right")
+    ax.set_ylabel("effective GB/s")
+    finish(plt, fig, ax, footers, out)
+
+
+def bandwidth_figure(name, files, out):
+    plt, fig, ax = new_figure("step 00: the GPU's memory bandwidth, three ways")
+    labels = [("datasheet_gbps", "datasheet:\nmemory clock x bus width"),
+              ("read_ceiling_gbps", "read ceiling:\nstreaming read kernel"),
+              ("copy_gbps_read_plus_write", "device-to-device copy:\nbytes read + written")]
+    footers = []
+    rows_all = [(read_rows(f), f) for f in files]
+    height = 0.8 / max(1, len(rows_all))
+    for k, (rows, path) in enumerate(rows_all):
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        ys = [i - 0.4 + height * (k + 0.5) for i in range(len(labels))]
+        vals = [num(rows[0], key) for key, _ in labels]
+        bars = ax.barh(ys, vals, height, label=rows[0].get("device", path.stem))
+        ax.bar_label(bars, fmt="%.0f GB/s", padding=4, fontsize=9)
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels([t for _, t in labels], fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlabel("GB/s")
+    ax.margins(x=0.15)
+    finish(plt, fig, ax, footers, out)
+
+
+# -------------------------------------------------------------------------------------- tables
+
+def md_table(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def largest_square(rows):
+    square = [r for r in rows if r.get("m") == r.get("n")] or rows
+    top = max(num(r, "bytes") for r in square)
+    return [r for r in square if num(r, "bytes") == top]
+
+
+def summary_table(name, files, out):
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        big = largest_square(rows)
+        r0 = big[0]
+        parts.append(f"{r0['m']} x {r0['n']} {r0.get('precision', '')}, {footprint_text(num(r0, 'bytes'))}, "
+                     f"{r0.get('cache', '')} cache, median of {r0.get('reps', '?')}; "
+                     f"measured on {provenance(rows, path)}\n\n" +
+                     md_table(["variant", "time", "GB/s", "% of read ceiling", "GFLOP/s", "CGMA", "verified"],
+                              [[r["variant"], f"{num(r, 'median_ms'):.3g} ms", f"{num(r, 'gbps'):.3g}",
+                                f"{num(r, 'pct_ceiling'):.0f} % of {num(r, 'ceiling_gbps'):.0f}",
+                                f"{num(r, 'gflops'):.3g}", f"{num(r, 'cgma'):.3g}", r.get("verified", "")]
+                               for r in big]))
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
+def occupancy_table(name, files, out):
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        big = largest_square(rows)
+        r0 = big[0]
+        parts.append(f"{r0['m']} x {r0['n']} {r0.get('precision', '')}; from the CUDA occupancy API, "
+                     f"measured on {provenance(rows, path)}\n\n" +
+                     md_table(["variant", "launch", "registers / thread", "shared / block", "blocks / SM",
+                               "occupancy", "limited by"],
+                              [[r["variant"], r.get("launch", ""), r.get("registers_per_thread", ""),
+                                f"{int(num(r, 'shared_bytes_per_block'))} B", r.get("blocks_per_sm", ""),
+                                f"{100 * num(r, 'occupancy'):.0f} %", r.get("limiter", "")] for r in big]))
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
+FACTS = [("device", "device"), ("compute_capability", "compute capability"), ("sms", "SMs"),
+         ("global_memory", "memory"), ("l2_cache", "L2 cache"), ("memory_clock_mhz", "memory clock, MHz"),
+         ("bus_width_bits", "bus width, bits"), ("max_threads_per_sm", "threads per SM, at most"),
+         ("max_blocks_per_sm", "blocks per SM, at most"), ("registers_per_sm", "registers per SM"),
+         ("shared_memory_per_sm", "shared memory per SM"), ("cuda_runtime", "CUDA runtime"),
+         ("cuda_driver", "CUDA driver"), ("datasheet_gbps", "datasheet GB/s"),
+         ("read_ceiling_gbps", "read ceiling GB/s (measured)"),
+         ("read_ceiling_pct_datasheet", "read ceiling, % of datasheet")]
+
+
+def facts_table(name, files, out):
+    data = [(read_rows(f), f) for f in files]
+    data = [(rows, f) for rows, f in data if rows]
+    head = ["fact"] + [rows[0].get("device", f.stem) for rows, f in data]
+    body = [[label] + [rows[0].get(key, "-") for rows, _ in data] for key, label in FACTS[1:]]
+    note = "; ".join(f"measured on {provenance(rows, f)}" for rows, f in data)
+    pathlib.Path(out).write_text(md_table(head, body) + f"\n\n{note}\n")
+
+
+MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "summary": summary_table, "occupancy": occupancy_table,
+          "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
+
+
+def make(name, data_dir, out_dir):
+    """Writes OUT_DIR/NAME.png or NAME.md; returns its path. Raises UnknownFigure, or FileNotFoundError
+    when no machine's data for it is committed."""
+    kind, pattern, files = resolve(name, data_dir)
+    if not files:
+        raise FileNotFoundError(f"{name}: no data: nothing matches slides/data/{pattern}")
+    out = pathlib.Path(out_dir) / f"{name}.{kind}"
+    maker = MAKERS.get(name) or MAKERS[NAME.match(name).group(2)]
+    maker(name, files, out)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", required=True, type=pathlib.Path)
+    ap.add_argument("--out", type=pathlib.Path)
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("names", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        names = a.names or list(SPECIAL) + [f"{p.name[len(p.name.split('_step')[0]) + 5:][:2]}_{k}"
+                                            for p in sorted(a.data.glob("*_step[0-9][0-9]_*.csv")) for k in KINDS]
+        listing = {}
+        for n in dict.fromkeys(names):
+            try:
+                kind, pattern, files = resolve(n, a.data)
+                listing[n] = {"kind": kind, "data": pattern, "files": [f.name for f in files]}
+            except UnknownFigure as e:
+                listing[n] = {"error": str(e)}
+        print(json.dumps(listing, indent=1))
+        return 0
+    if not a.out:
+        ap.error("--out is needed to make figures")
+    a.out.mkdir(parents=True, exist_ok=True)
+    bad = 0
+    for n in a.names:
+        try:
+            print(f"plot: {make(n, a.data, a.out)}")
+        except (UnknownFigure, FileNotFoundError) as e:
+            print(f"plot: {e}", file=sys.stderr)
+            bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
