@@ -6,7 +6,8 @@
 #   slides/collect_data.sh BIN_DIR MACHINE [NN ...]
 #     BIN_DIR  where the step programs are (build/default/bin)
 #     MACHINE  the files' prefix: h100 on the lab's GPU machine, ci on a CPU-only machine
-#     NN       the steps to measure (default: every step program in BIN_DIR)
+#     NN       the steps to measure (default: every step program in BIN_DIR but 07, the matmul
+#              detour, and 13-14, which run under mpiexec)
 #
 # What each step gets:
 #   00          one row of key,value columns                          -> MACHINE_step00.csv
@@ -23,18 +24,27 @@ fi
 bin=$1
 machine=$2
 shift 2
-out="$(cd "$(dirname "$0")" && pwd)/data"
+here="$(cd "$(dirname "$0")" && pwd)"
+out="$here/data"
 mkdir -p "$out"
 date=$(date -u +%Y-%m-%dT%H:%MZ)
 
+# The program of step NN is stepNN_<name> for the folder steps/NN_<name> (step 11 has tools beside it).
+program_of() {
+  local dir
+  dir=$(compgen -G "$here/../steps/$1_*" | head -1) || return 0
+  [[ -x "$bin/step$(basename "$dir")" ]] && echo "$bin/step$(basename "$dir")"
+  return 0
+}
+
 steps=("$@")
 if ((${#steps[@]} == 0)); then
-  for p in "$bin"/step[0-9][0-9]_*; do
-    [[ -x $p ]] && steps+=("$(basename "$p" | cut -c5-6)")
+  for dir in "$here"/../steps/[0-9][0-9]_*; do
+    step=$(basename "$dir" | cut -c1-2)
+    case $step in 07 | 13 | 14) continue ;; esac
+    [[ -n $(program_of "$step") ]] && steps+=("$step")
   done
 fi
-
-program_of() { compgen -G "$bin/step$1_*" | head -1; }
 
 # run FILE PROGRAM ARGS...: appends the program's CSV rows, with the date, to FILE (header once).
 run() {
@@ -67,7 +77,7 @@ sweep_and_shapes() {
 }
 
 for step in "${steps[@]}"; do
-  program=$(program_of "$step") || true
+  program=$(program_of "$step")
   if [[ -z $program ]]; then
     echo "step $step: no program in $bin" >&2
     continue

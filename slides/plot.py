@@ -84,7 +84,7 @@ def committed_date(path):
 
 
 def provenance(rows, path):
-    """'<device>, <units> <SMs|threads> · <date> · rev <revision>' of one data file."""
+    """'<machine>: <device>, <units> <SMs|threads> · <date> · rev <revision>' of one data file."""
     r = rows[0]
     date = (r.get("date") or "")[:10] or committed_date(path)
     units = r.get("units") or r.get("sms")
@@ -94,7 +94,7 @@ def provenance(rows, path):
     device = r.get("device", "unknown device")
     if units:
         device += f", {units} {what}"
-    return f"{device} · {date} · rev {r.get('git_revision', '?')}"
+    return f"{r['_machine']}: {device} · {date} · rev {r.get('git_revision', '?')}"
 
 
 def footprint_text(b):
