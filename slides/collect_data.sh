@@ -13,7 +13,9 @@
 #   00          one row of key,value columns                          -> MACHINE_step00.csv
 #   01, 02      square N x N sweep, 128 .. 16384 (64 KiB .. 1 GiB)     -> MACHINE_stepNN_sweep.csv
 #               seven shapes of one 256 MiB footprint, 4 x 2^24 .. 2^24 x 4 -> MACHINE_stepNN_shapes.csv
-#   GPU steps   square sweep 256 .. 32768 (256 KiB .. 4 GiB), the same shapes
+#   GPU steps   square sweep 256 .. 32768 (256 KiB .. 4 GiB), the same shapes, and Sørensen's
+#               figure 4: tall 100N x N, square 10N x 10N, wide N x 100N for N = 32 .. 2048
+#               (400 KiB .. 1.6 GiB)                                 -> MACHINE_stepNN_fig4.csv
 # float, cold cache, each program's default repetitions. A run that fails or is skipped (no GPU)
 # is reported and left out; nothing is written for a step with no successful run.
 set -euo pipefail
@@ -90,7 +92,16 @@ for step in "${steps[@]}"; do
       ;;
     01 | 02) sweep_and_shapes "$step" "$program" 128 256 512 1024 2048 4096 8192 16384 ;;
     13 | 14) echo "  not measured here: the MPI steps run under mpiexec" >&2 ;;
-    *) sweep_and_shapes "$step" "$program" 256 512 1024 2048 4096 8192 16384 32768 ;;
+    *)
+      sweep_and_shapes "$step" "$program" 256 512 1024 2048 4096 8192 16384 32768
+      fig4="$out/${machine}_step${step}_fig4.csv"
+      fresh "$fig4"
+      for n in 32 64 128 256 512 1024 2048; do
+        run "$fig4" "$program" --m $((100 * n)) --n "$n"
+        run "$fig4" "$program" --m $((10 * n)) --n $((10 * n))
+        run "$fig4" "$program" --m "$n" --n $((100 * n))
+      done
+      ;;
   esac
 done
 for f in "$out/${machine}"_step*.csv; do

@@ -7,7 +7,8 @@ is drawn here from the committed CSV files in slides/data/, never typed by hand.
 
 Data files are the step programs' own `--format csv` output (slides/collect_data.sh writes them,
 adding a `date` column): MACHINE_stepNN_sweep.csv (square N x N, growing), MACHINE_stepNN_shapes.csv
-(one footprint, tall to wide) and MACHINE_step00.csv (step 00's one row of key,value columns). Every
+(one footprint, tall to wide), MACHINE_stepNN_fig4.csv (Sørensen's three families) and
+MACHINE_step00.csv (step 00's one row of key,value columns). Every
 machine whose file is committed appears in the figure, named with its device, date and revision.
 
 Names (NN is any step, so a new step's deck needs data, not code):
@@ -15,6 +16,8 @@ Names (NN is any step, so a new step's deck needs data, not code):
   00_facts      table: the GPU's facts from step 00
   NN_sweep      GB/s against footprint, square matrices, one line per variant and machine
   NN_shapes     GB/s against shape (rows x columns) at one footprint
+  NN_fig4       Sørensen's figure 4: GB/s against footprint for tall 100N x N, square 10N x 10N and
+                wide N x 100N, one panel per variant (MACHINE_stepNN_fig4.csv)
   NN_summary    table: every variant at the largest square of the sweep
   NN_occupancy  table: launch, registers, shared memory, blocks per SM, occupancy, limiter (GPU steps)
 
@@ -29,7 +32,8 @@ import re
 import subprocess
 import sys
 
-KINDS = {"sweep": "png", "shapes": "png", "summary": "md", "occupancy": "md"}
+KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md"}
+DATA_OF = {"shapes": "shapes", "fig4": "fig4"}  # the others are drawn from the sweep
 SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
 NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")$")
 
@@ -51,7 +55,7 @@ def resolve(name, data_dir):
                                 f"NN_{'|NN_'.join(KINDS)})")
         step, what = m.groups()
         kind = KINDS[what]
-        pattern = f"*_step{step}_{'shapes' if what == 'shapes' else 'sweep'}.csv"
+        pattern = f"*_step{step}_{DATA_OF.get(what, 'sweep')}.csv"
     return kind, pattern, sorted(data_dir.glob(pattern))
 
 
@@ -219,6 +223,56 @@ def shapes_figure(name, files, out):
     finish(plt, fig, ax, footers, out)
 
 
+def fig4_figure(name, files, out):
+    """Sørensen's figure 4: within each panel (one variant) the three shapes should lie together."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    step = name[:2]
+    all_series = series(files)
+    variants = list(dict.fromkeys(v for _, _, bv in all_series for v in bv))
+    cols = min(4, len(variants))
+    rows_n = (len(variants) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_n, cols, figsize=(10, 4.6 if rows_n == 1 else 6.4), dpi=120, sharey=True,
+                             squeeze=False)
+    meta = first_row_meta(files)
+    fig.suptitle(f"step {step} {meta.get('name', '')}: tall 100N x N, square 10N x 10N, wide N x 100N "
+                 f"({meta.get('precision', '')}, {meta.get('cache', '')} cache)", fontsize=12, x=0.01,
+                 ha="left")
+    family = lambda r: "tall" if num(r, "m") > num(r, "n") else "wide" if num(r, "m") < num(r, "n") else "square"
+    styles = ["-", "--", ":", "-."]
+    footers = []
+    for k, (device, footer, by_variant) in enumerate(all_series):
+        footers.append(footer)
+        for v, variant in enumerate(variants):
+            ax = axes[v // cols][v % cols]
+            for fam, marker in (("tall", "v"), ("square", "s"), ("wide", ">")):
+                rows = sorted((r for r in by_variant.get(variant, []) if family(r) == fam),
+                              key=lambda r: num(r, "bytes"))
+                if rows:
+                    ax.plot([num(r, "bytes") for r in rows], [num(r, "gbps") for r in rows], marker=marker,
+                            linestyle=styles[k % 4],
+                            label=fam + (f" ({device})" if len(all_series) > 1 else ""))
+    for v in range(rows_n * cols):
+        ax = axes[v // cols][v % cols]
+        if v >= len(variants):
+            ax.axis("off")
+            continue
+        ax.set_title(variants[v], fontsize=10)
+        ax.set_xscale("log", base=2)
+        ax.grid(True, which="both", alpha=0.3)
+        ticks = sorted({num(r, "bytes") for f in files for r in read_rows(f)})[::2]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=7, rotation=45)
+        if v % cols == 0:
+            ax.set_ylabel("effective GB/s")
+        ax.legend(fontsize=7.5)
+    fig.text(0.01, 0.01, "\n".join(f"measured on {f}" for f in footers), fontsize=8.5, color="#444", va="bottom")
+    fig.tight_layout(rect=(0, 0.035 + 0.03 * len(footers), 1, 0.95))
+    fig.savefig(out)
+    plt.close(fig)
+
+
 def bandwidth_figure(name, files, out):
     plt, fig, ax = new_figure("step 00: the GPU's memory bandwidth, three ways")
     labels = [("datasheet_gbps", "datasheet:\nmemory clock x bus width"),
@@ -313,7 +367,8 @@ def facts_table(name, files, out):
     pathlib.Path(out).write_text(md_table(head, body) + f"\n\n{note}\n")
 
 
-MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "summary": summary_table, "occupancy": occupancy_table,
+MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "summary": summary_table,
+          "occupancy": occupancy_table,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
 
 
