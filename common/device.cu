@@ -62,16 +62,21 @@ DeviceFacts query_device(int id) {
 
 // BEGIN EXCERPT read_stream
 // Reads n float4s and writes nothing unless the sum is a value random data never sums to, so
-// the compiler cannot drop the loads. Four independent loads per thread keep bytes in flight.
+// the compiler cannot drop the loads.
 __global__ void read_stream(const float4* __restrict__ data, std::size_t n, float* sink) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    // Streaming loads (__ldcs: evict first), eight in flight per thread: the best any kernel that
+    // reads each byte once can do, so no kernel of the ladder should beat it.
     float acc = 0;
-    for (; i + 3 * stride < n; i += 4 * stride) {
-        const float4 a = data[i], b = data[i + stride], c = data[i + 2 * stride], d = data[i + 3 * stride];
-        acc += (a.x + b.y) + (c.z + d.w);
+    for (; i + 7 * stride < n; i += 8 * stride) {
+        float4 v[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = __ldcs(data + i + k * stride);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) acc += v[k].x + v[k].w;
     }
-    for (; i < n; i += stride) acc += data[i].x;
+    for (; i < n; i += stride) acc += __ldcs(data + i).x;
     if (acc == -1.2345e30f) *sink = acc;
 }
 // END EXCERPT read_stream

@@ -1,6 +1,7 @@
 // Generated from solutions/11_versatile/tuning_table.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
 #include "tuning_table.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <ctime>
@@ -117,9 +118,20 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
         const double d = dm * dm + dn * dn;
         if (!best || d < best_d) best = &p, best_d = d;
     }
+    // The nearest point's shape may allow other loads than this one (an odd n at the mesh point, a
+    // multiple of 4 here): take the widest vector this shape allows and keep the bytes a row group
+    // covers per pass (threads_along * vector) as tuned.
     VersatileConfig c = best->config;
-    // The nearest point's shape may allow wider loads than this one: narrow until valid.
-    while (c.vector > 1 && !versatile_invalid(c, layout, m, n, elem).empty()) c.vector /= 2;
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    int vector = 1;
+    for (int v : {4, 2})
+        if (v * elem <= 16 && along % v == 0) {
+            vector = v;
+            break;
+        }
+    const std::int64_t threads = std::int64_t(c.threads_along) * c.vector / vector;
+    c.threads_along = static_cast<int>(std::clamp<std::int64_t>(threads, 1, c.block));
+    c.vector = vector;
     if (c.splits > n) c.splits = n;
     const std::string why = versatile_invalid(c, layout, m, n, elem);
     if (!why.empty())

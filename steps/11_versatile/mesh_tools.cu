@@ -206,6 +206,9 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
             splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
             for (int unroll : {2, 4})
                 for (std::int64_t s : splits) {
+                    // Too few blocks to fill the GPU when more splits were possible: never faster,
+                    // and on a wide matrix a single block would take seconds.
+                    if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
                     VersatileConfig c{block, vector, unroll, int(ta), s};
                     if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
                 }

@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
     spec.layouts = {gemv::Layout::col, gemv::Layout::row};
     spec.default_reps = 5;
     spec.options = {{"points", "mesh points per axis", "24", {}, 2, 64},
-                    {"max-mib", "largest footprint of A to tune, MiB", "4096", {}, 1, 1 << 20},
+                    {"max-mib", "largest footprint of A to tune, MiB", "8192", {}, 1, 1 << 20},
                     {"out", "where to write the table (default: beside the solution)", "auto", {}, 0, 0, true}};
     return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
         return o.precision == gemv::Precision::f32 ? tune<float>(o) : tune<double>(o);
