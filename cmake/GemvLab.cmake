@@ -92,7 +92,6 @@ function(gemv_add_step)
       # A failing test names the code under test, so a student knows where to look.
       if(variant STREQUAL "exercise")
         set(note "kernel under test: your exercise in exercises/${step}/ - fill in its TODO lines")
-        set_property(GLOBAL APPEND PROPERTY GEMV_EXERCISE_TEST_PROGRAMS ${exe})
       else()
         set(note "kernel under test: the solution in solutions/${step}/")
       endif()

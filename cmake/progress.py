@@ -23,7 +23,8 @@ WRONG_ROWS = re.compile(r"(\d+ of \d+ rows of y are wrong[^.]*\.)")
 
 
 def exercise_tests(ctest, build):
-    """{test name: (step number, step name, will_fail)} of the exercise test programs."""
+    """{test name: (step number, step name, will_fail)} of the exercise test programs; the step's
+    name is its folder's (a step may have several test programs)."""
     out = subprocess.run([ctest, "--test-dir", str(build), "--show-only=json-v1"], capture_output=True, text=True,
                          check=True).stdout
     tests = {}
@@ -34,7 +35,9 @@ def exercise_tests(ctest, build):
         props = {p["name"]: p["value"] for p in t.get("properties", [])}
         if "exercise" not in props.get("LABELS", []):
             continue
-        tests[t["name"]] = (m.group(1), m.group(2), bool(props.get("WILL_FAIL", False)))
+        folder = pathlib.Path(props.get("WORKING_DIRECTORY", "")).name
+        name = folder[3:] if folder.startswith(m.group(1) + "_") else m.group(2)
+        tests[t["name"]] = (m.group(1), name, bool(props.get("WILL_FAIL", False)))
     return tests
 
 
