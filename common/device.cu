@@ -79,6 +79,7 @@ __global__ void read_stream(const float4* __restrict__ data, std::size_t n, floa
     for (; i < n; i += stride) acc += data[i].x;
     if (acc == -1.2345e30f) *sink = acc;
 }
+// END EXCERPT read_stream
 
 template <int IN_FLIGHT, bool STREAMING>
 static void launch_read_stream(const DeviceFacts& f, const float* data, std::size_t floats, float* sink,
