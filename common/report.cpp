@@ -105,7 +105,7 @@ std::vector<std::tuple<std::string, std::string, bool>> fields(const Metadata& m
         s << std::setprecision(6) << v;
         return s.str();
     };
-    return {
+    std::vector<std::tuple<std::string, std::string, bool>> f = {
         {"step", r.step, false},
         {"name", r.name, false},
         {"variant", r.variant, false},
@@ -142,6 +142,8 @@ std::vector<std::tuple<std::string, std::string, bool>> fields(const Metadata& m
         {"limiter", r.occupancy.valid ? r.occupancy.limiter : "-", false},
         {"verified", verified_text(r), false},
     };
+    f.insert(f.end(), r.extra.begin(), r.extra.end());
+    return f;
 }
 
 void print_table(std::ostream& out, const Metadata& meta, const std::vector<Result>& results) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli.hpp"
@@ -51,6 +52,8 @@ struct Result {
     OccupancyReport occupancy;
     bool verified = false;
     bool verify_skipped = false;
+    // A step's own figures, appended to its CSV and JSON rows: (name, value, is a number).
+    std::vector<std::tuple<std::string, std::string, bool>> extra;
 
     double gbps() const;  // model bytes (A, x, y once) over the median time
     double gflops() const;

@@ -1,0 +1,214 @@
+// Step 13: GEMV over MPI ranks, in blocks of rows of row-major A (GRNET's MPI version, and the
+// hybrid with OpenMP threads inside each rank). Rank 0 makes the problem; each product either
+// scatters A again (the slides) or finds it resident on the ranks, so that only x and y move.
+// Run it under mpiexec: mpiexec -n 4 step13_mpi --mode both.
+#include <mpi.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cpu_step.hpp"
+#include "gemv_mpi.hpp"
+#include "mpi_session.hpp"
+#include "report.hpp"
+#include "timing.hpp"
+#include "verify.hpp"
+
+namespace {
+
+// One mode's split of a product, each phase the slowest rank's.
+struct Split {
+    std::string mode;
+    gemv::Stats compute, comm;
+    std::uint64_t moved = 0;
+};
+
+std::string count_of(long long k, const std::string& word) {
+    return std::to_string(k) + " " + word + (k == 1 ? "" : "s");
+}
+
+std::string number(double v) {
+    std::ostringstream s;
+    s << std::setprecision(6) << v;
+    return s.str();
+}
+
+// Ranks that share memory are one node: how many nodes the run spans, and on each node's first
+// rank, how many ranks it holds and the bytes they need together.
+struct NodeShare {
+    int nodes = 1;
+    bool first = true;
+    int ranks_here = 1;
+    std::uint64_t bytes_here = 0;
+};
+
+NodeShare share_nodes(MPI_Comm comm, std::uint64_t my_bytes) {
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    NodeShare share;
+    int node_rank = 0;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &share.ranks_here);
+    unsigned long long mine = my_bytes, here = 0;
+    MPI_Reduce(&mine, &here, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, node);
+    MPI_Comm_free(&node);
+    share.first = node_rank == 0;
+    share.bytes_here = here;
+    const int first = share.first ? 1 : 0;
+    MPI_Allreduce(&first, &share.nodes, 1, MPI_INT, MPI_SUM, comm);
+    return share;
+}
+
+void print_split(std::ostream& out, const std::vector<Split>& splits) {
+    out << "\nper product, the slowest rank's time in each phase (median of " << splits.front().compute.reps << "):\n"
+        << "mode      compute [us]  communication [us]  moved between ranks\n";
+    for (const auto& s : splits)
+        out << std::left << std::setw(8) << s.mode << std::right << std::fixed << std::setprecision(1) << std::setw(14)
+            << s.compute.median_ms * 1e3 << std::setw(20) << s.comm.median_ms * 1e3 << "  "
+            << gemv::format_bytes(static_cast<double>(s.moved)) << (s.mode == "scatter" ? " (A, x, y)" : " (x, y)")
+            << "\n";
+}
+
+template <class T>
+int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s) {
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    require_mpi_counts(m, n);  // the same verdict on every rank, before any collective
+    const LocalKernel local = o.get("local") == "omp" ? LocalKernel::omp : LocalKernel::loop;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const int threads = local == LocalKernel::omp ? omp_get_max_threads() : 1;
+
+    // What each rank will hold: its block, and on rank 0 the whole problem and its reference. The
+    // ranks of a node share its memory, so each node checks their sum before any rank allocates.
+    const auto block = static_cast<std::uint64_t>(split_rows(m, s.ranks()).rows[s.rank()]);
+    std::uint64_t bytes = block * static_cast<std::uint64_t>(n) * sizeof(T);  // within m*n*size, checked
+    if (s.root()) bytes += gemv::model_bytes(m, n, sizeof(T)) + static_cast<std::uint64_t>(m) * 16;
+    const NodeShare share = share_nodes(comm, bytes);
+    s.every_rank([&] {
+        if (share.first)
+            gemv::require_host_memory(
+                share.bytes_here, ("this problem (" + count_of(share.ranks_here, "rank") + " on this node)").c_str());
+    });
+
+    // Each rank allocates; rank 0 also makes the problem, its reference and the ceiling. A failure
+    // on any rank stops every rank here, before the products' collectives.
+    gemv::HostProblem<T> p;  // rank 0 only
+    gemv::HostArray<T> y;    // rank 0 only
+    gemv::Reference ref;
+    double ceiling = 0;
+    std::unique_ptr<RankData<T>> d;
+    std::unique_ptr<gemv::CpuCacheScrubber> scrubber;
+    s.every_rank([&] {
+        d = std::make_unique<RankData<T>>(comm, m, n, local);
+        if (s.root()) {
+            p = gemv::make_problem<T>(o.shape, o.seed);
+            y = gemv::HostArray<T>(static_cast<std::size_t>(m));
+            std::copy(p.x.begin(), p.x.end(), d->x.begin());
+            if (o.verify) ref = gemv::compute_reference(p.A.data(), p.x.data(), o.shape);
+            ceiling = gemv::measure_cpu_read_ceiling();
+        }
+        if (o.cold) scrubber = std::make_unique<gemv::CpuCacheScrubber>();
+    });
+
+    const std::string which = o.get("mode");
+    const std::vector<std::string> modes =
+        which == "both" ? std::vector<std::string>{"scatter", "resident"} : std::vector<std::string>{which};
+    std::vector<gemv::Result> results;
+    std::vector<Split> splits;
+    bool all_ok = true;
+    for (const std::string& mode : modes) {
+        const bool scatter = mode == "scatter";
+        if (!scatter) scatter_rows(p.A.data(), *d);  // A goes to its ranks once, outside the timed products
+        std::vector<double> total_ms, compute_ms, comm_ms;
+        for (int i = -o.warmup; i < o.reps; ++i) {
+            if (s.root()) std::fill(y.begin(), y.end(), gemv::poison_value<T>());
+            if (scrubber) scrubber->scrub();
+            MPI_Barrier(comm);  // every rank starts the product together
+            const PhaseTimes t = scatter ? gemv_mpi_scatter(p.A.data(), *d, y.data()) : gemv_mpi_resident(*d, y.data());
+            const double mine[3] = {t.total_s, t.compute_s, t.comm_s};
+            double slowest[3] = {};
+            MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+            if (i < 0) continue;
+            total_ms.push_back(slowest[0] * 1e3);
+            compute_ms.push_back(slowest[1] * 1e3);
+            comm_ms.push_back(slowest[2] * 1e3);
+        }
+
+        // Rank 0 verifies the last product; every rank learns the outcome and ends with its code.
+        int ok = 1;
+        s.every_rank([&] {
+            if (!s.root() || !o.verify) return;
+            const gemv::Verification v = gemv::verify(y.data(), ref, n);
+            ok = v.ok ? 1 : 0;
+            if (!v.ok) std::cerr << "step " << spec.number << " " << mode << ": " << v.message << "\n";
+        });
+        MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+        all_ok &= ok == 1;
+        if (!s.root()) continue;
+
+        const Split split{mode, gemv::summarize(compute_ms), gemv::summarize(comm_ms),
+                          bytes_between_ranks(d->blocks, n, sizeof(T), scatter)};
+        gemv::Result r;
+        r.step = spec.number;
+        r.name = spec.name;
+        r.variant = scatter ? "scatter A, bcast x, gather y" : "A resident, bcast x, gather y";
+        r.shape = o.shape;
+        r.precision = gemv::precision_of<T>();
+        r.cold = o.cold;
+        r.time = gemv::summarize(total_ms);
+        r.ceiling_gbps = ceiling;                   // of rank 0's node alone
+        r.traffic = gemv::traffic_x_per_row(m, n);  // each rank's loop, as in steps 01 and 02
+        r.launch = count_of(s.ranks(), "rank") + " x " + count_of(threads, "thread") +
+                   (share.nodes > 1 ? ", " + count_of(share.nodes, "node") : "") + ", " + mode;
+        r.verified = ok == 1;
+        r.verify_skipped = !o.verify;
+        r.extra = {{"mode", mode, false},
+                   {"local", o.get("local"), false},
+                   {"ranks", std::to_string(s.ranks()), true},
+                   {"nodes", std::to_string(share.nodes), true},
+                   {"threads_per_rank", std::to_string(threads), true},
+                   {"compute_ms", number(split.compute.median_ms), true},
+                   {"comm_ms", number(split.comm.median_ms), true},
+                   {"moved_bytes", std::to_string(split.moved), true}};
+        results.push_back(r);
+        splits.push_back(split);
+    }
+    if (s.root()) {
+        gemv::print_results(std::cout, o.format, gemv::cpu_metadata(), results);
+        if (o.format == gemv::Format::table) print_split(std::cout, splits);
+    }
+    return all_ok ? gemv::kExitOk : gemv::kExitWrong;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    gemv_mpi::Session session(&argc, &argv);
+    gemv::StepSpec spec;
+    spec.number = "13";
+    spec.name = "mpi";
+    spec.title = "MPI: blocks of rows over ranks; A scattered on every product, or resident so only x and y move";
+    spec.default_m = spec.default_n = 2048;
+    spec.default_reps = 5;
+    spec.options = {
+        {"mode",
+         "scatter: A on every product; resident: A once, then x and y",
+         "both",
+         {"scatter", "resident", "both"}},
+        {"local", "each rank's product: step 01's loop, or step 02's OpenMP loop (hybrid)", "loop", {"loop", "omp"}}};
+    int code = gemv::kExitError;
+    try {
+        code = gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
+            return o.precision == gemv::Precision::f32 ? run<float>(o, spec, session) : run<double>(o, spec, session);
+        });
+    } catch (const gemv_mpi::OtherRankFailed&) {
+        code = gemv::kExitError;
+        std::cerr << "error: another rank failed (its message, named by rank, says why)\n";
+    }
+    return session.finish(code);
+}
