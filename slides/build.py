@@ -135,6 +135,15 @@ def check(root):
         found[deck] = uses
     if not found:
         problems.append(f"no decks in {root / 'slides'}")
+    # Every figure names its machine and revision: the data must carry them (`date` is optional:
+    # without it the figure gives the day the file was committed).
+    for csv_file in sorted(data.glob("*.csv")):
+        with open(csv_file, newline="") as f:
+            head = f.readline().strip().split(",")
+        missing = [c for c in ("device", "git_revision") if c not in head]
+        if "_step" not in csv_file.name or missing:
+            problems.append(f"data/{csv_file.name}: name it MACHINE_stepNN_<what>.csv, with the step program's "
+                            f"--format csv columns{' (missing: ' + ', '.join(missing) + ')' if missing else ''}")
     return problems, found
 
 
