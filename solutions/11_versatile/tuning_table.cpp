@@ -31,6 +31,22 @@ std::vector<std::int64_t> mesh_axis(int points, std::int64_t max_dim) {
     return axis;
 }
 
+int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem) {
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    for (int v : {4, 2})
+        if (v * elem <= 16 && along % v == 0) return v;
+    return 1;
+}
+
+std::pair<std::int64_t, std::int64_t> in_vector_class(gemv::Layout layout, std::int64_t m, std::int64_t n, int vector,
+                                                      std::size_t elem) {
+    std::int64_t& along = layout == gemv::Layout::col ? m : n;
+    const bool widest = 2 * vector * elem > 16;
+    along = std::max<std::int64_t>(vector, (along + vector / 2) / vector * vector);
+    if (!widest && along % (2 * vector) == 0) along += vector;  // exactly this class, not a wider one
+    return {m, n};
+}
+
 TuningTable load_tuning_table(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path);
@@ -110,24 +126,21 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
     if (t.device != device || t.precision != gemv::to_string(precision) || t.layout != gemv::to_string(layout))
         return fallback("the table " + table_path + " is for " + t.device + ", " + t.precision + ", " + t.layout +
                         ", not this device and problem");
+    // Nearest point of this shape's vector class (tables from before classes: any point).
+    const int vector = widest_vector(layout, m, n, elem);
+    bool classed = false;
+    for (const auto& p : t.points) classed |= p.config.vector == vector;
     const TunedPoint* best = nullptr;
     double best_d = 0;
     for (const auto& p : t.points) {
+        if (classed && p.config.vector != vector) continue;
         const double dm = std::log(double(p.m) / double(m)), dn = std::log(double(p.n) / double(n));
         const double d = dm * dm + dn * dn;
         if (!best || d < best_d) best = &p, best_d = d;
     }
-    // The nearest point's shape may allow other loads than this one (an odd n at the mesh point, a
-    // multiple of 4 here): take the widest vector this shape allows and keep the bytes a row group
-    // covers per pass (threads_along * vector) as tuned.
+    // Keep the bytes a row group covers per pass (threads_along * vector) as tuned when the vector
+    // width has to change (only for a table without this class).
     VersatileConfig c = best->config;
-    const std::int64_t along = layout == gemv::Layout::col ? m : n;
-    int vector = 1;
-    for (int v : {4, 2})
-        if (v * elem <= 16 && along % v == 0) {
-            vector = v;
-            break;
-        }
     const std::int64_t threads = std::int64_t(c.threads_along) * c.vector / vector;
     c.threads_along = static_cast<int>(std::clamp<std::int64_t>(threads, 1, c.block));
     c.vector = vector;

@@ -1,5 +1,6 @@
 // Step 11's auto-tuner: for one precision and layout, the fastest verified configuration at every
 // point of Sørensen's 24×24 logarithmic mesh that fits, written as this device's tuning table.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -38,9 +39,16 @@ int tune(const gemv::Options& o) {
             done[{p.m, p.n}] = p;
     }
     std::vector<std::pair<std::int64_t, std::int64_t>> points;
+    // Each mesh point once per vector class (float: 16-, 8- and 4-byte loads; double: 16 and 8).
+    std::vector<int> classes = sizeof(T) == 4 ? std::vector<int>{4, 2, 1} : std::vector<int>{2, 1};
     for (std::int64_t m : axis)
         for (std::int64_t n : axis)
-            if (m * n <= max_elems) points.push_back({m, n});
+            for (int v : classes) {
+                const auto [cm, cn] = in_vector_class(layout, m, n, v, sizeof(T));
+                if (cm * cn <= max_elems && cm <= axis.back() && cn <= axis.back() &&
+                    std::find(points.begin(), points.end(), std::make_pair(cm, cn)) == points.end())
+                    points.push_back({cm, cn});
+            }
     std::cerr << "tuning " << gemv::to_string(gemv::precision_of<T>()) << ", " << gemv::layout_word(layout) << " on "
               << f.name << ": " << points.size() << " mesh points up to " << gemv::format_bytes(double(budget))
               << (done.empty() ? "" : ", " + std::to_string(done.size()) + " resumed from " + partial) << "\n";
