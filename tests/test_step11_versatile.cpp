@@ -33,6 +33,10 @@ std::vector<VersatileConfig> families(gemv::Layout layout, std::int64_t m, std::
                             break;  // the widest vector this shape allows
                         }
                     }
+    for (std::int64_t splits : {2, 3, 8}) {  // clusters of blocks adding in shared memory
+        VersatileConfig c{256, 1, 4, layout == gemv::Layout::col ? 32 : 64, splits, true};
+        if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+    }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;
 }

@@ -1,4 +1,6 @@
 // Generated from solutions/11_versatile/gemv_versatile.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+#include <cooperative_groups.h>
+
 #include <climits>
 #include <sstream>
 
@@ -49,15 +51,39 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     unpack<T, V>(__ldg(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
 }
 
+// How the blocks that share rows (grid.y > 1) combine their sums.
+enum Combine : int { kStore = 0, kAtomic = 1, kCluster = 2 };
+
+// Cluster mode: every block of the cluster has put its sums for rows [base, base + count) in
+// `sums` (its shared memory); block 0 of the cluster reads them all through distributed shared
+// memory, adds them in rank order (the same result on every run) and stores y. Every thread of
+// every block of the cluster must call this.
+template <class T>
+__device__ void combine_in_cluster(T* sums, T* y, std::int64_t base, int count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // every block's sums are written
+    if (cluster.block_rank() == 0)
+        for (int o = threadIdx.x; o < count; o += blockDim.x) {
+            T total = 0;
+            for (unsigned r = 0; r < cluster.num_blocks(); ++r) total += cluster.map_shared_rank(sums, r)[o];
+            y[base + o] = total;
+        }
+    cluster.sync();  // no block leaves while block 0 still reads its shared memory
+#endif
+}
+
 // Column-major: thread (tr, tc) owns V consecutive rows and every Tc-th column of the block's
 // slice; a warp's loads of one column are contiguous.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_col(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
-                       std::int64_t n, int threads_along, std::int64_t cols_per_split, bool accumulate) {
+                       std::int64_t n, int threads_along, std::int64_t cols_per_split, int combine) {
     extern __shared__ __align__(16) unsigned char shared_raw[];
-    T* partial = reinterpret_cast<T*>(shared_raw);
-    const int Tr = threads_along, Tc = blockDim.x / Tr;
+    const int Tr = threads_along, Tc = blockDim.x / Tr, outs = Tr * V;
+    T* sums = reinterpret_cast<T*>(shared_raw);  // the block's sum per row, for cluster mode
+    T* partial = sums + (combine == kCluster ? outs : 0);
     const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
     const std::int64_t row0 = (std::int64_t(blockIdx.x) * Tr + tr) * V;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
@@ -66,16 +92,25 @@ __global__ void __launch_bounds__(1024)
     if (row0 < m) {
         // TODO: walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j]
     }
+    const std::int64_t base = std::int64_t(blockIdx.x) * outs;
+    const int count = static_cast<int>(min(std::int64_t(outs), m - base));
     if (Tc == 1) {  // one thread per row group: nothing to combine inside the block
-        if (row0 < m)
 #pragma unroll
-            for (int k = 0; k < V; ++k)
-                accumulate ? (void)atomicAdd(y + row0 + k, acc[k]) : (void)(y[row0 + k] = acc[k]);
+        for (int k = 0; k < V; ++k) {
+            if (row0 + k >= m) break;
+            if (combine == kCluster)
+                sums[tr * V + k] = acc[k];
+            else if (combine == kAtomic)
+                atomicAdd(y + row0 + k, acc[k]);
+            else
+                y[row0 + k] = acc[k];
+        }
+        if (combine == kCluster) combine_in_cluster(sums, y, base, count);
         return;
     }
     // Threads with the same tr hold partial sums of the same rows: fold them, first inside each
     // warp with shuffles (when a warp spans several columns), then across warps in shared memory.
-    const int lane = tid & 31, outs = Tr * V;
+    const int lane = tid & 31;
     int groups, group;
     if (Tr < 32) {
         for (int offset = 16; offset >= Tr; offset >>= 1)
@@ -93,26 +128,29 @@ __global__ void __launch_bounds__(1024)
         for (int k = 0; k < V; ++k) partial[group * outs + tr * V + k] = acc[k];
     }
     __syncthreads();
-    const std::int64_t base = std::int64_t(blockIdx.x) * outs;
-    for (int o = tid; o < outs && base + o < m; o += blockDim.x) {
+    for (int o = tid; o < count; o += blockDim.x) {
         T sum = 0;
         for (int g = 0; g < groups; ++g) sum += partial[g * outs + o];
-        if (accumulate)
+        if (combine == kCluster)
+            sums[o] = sum;
+        else if (combine == kAtomic)
             atomicAdd(y + base + o, sum);
         else
             y[base + o] = sum;
     }
+    if (combine == kCluster) combine_in_cluster(sums, y, base, count);
 }
 
 // Row-major: G = threads_along threads share a row and stride along it V elements at a time.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
-                       std::int64_t n, int threads_along, std::int64_t cols_per_split, bool accumulate) {
+                       std::int64_t n, int threads_along, std::int64_t cols_per_split, int combine) {
     extern __shared__ __align__(16) unsigned char shared_raw[];
-    T* partial = reinterpret_cast<T*>(shared_raw);
-    const int G = threads_along, tid = threadIdx.x, g = tid % G, r = tid / G;
-    const std::int64_t row = std::int64_t(blockIdx.x) * (blockDim.x / G) + r;
+    const int G = threads_along, tid = threadIdx.x, g = tid % G, r = tid / G, rows = blockDim.x / G;
+    T* sums = reinterpret_cast<T*>(shared_raw);  // the block's sum per row, for cluster mode
+    T* partial = sums + (combine == kCluster ? rows : 0);
+    const std::int64_t row = std::int64_t(blockIdx.x) * rows + r;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
     const std::int64_t c_end = min(n, c_begin + cols_per_split);  // a multiple of V
     T acc = 0;
@@ -130,10 +168,16 @@ __global__ void __launch_bounds__(1024)
         }
     }
     if (g == 0 && row < m) {
-        if (accumulate)
+        if (combine == kCluster)
+            sums[r] = acc;
+        else if (combine == kAtomic)
             atomicAdd(y + row, acc);
         else
             y[row] = acc;
+    }
+    if (combine == kCluster) {
+        const std::int64_t base = std::int64_t(blockIdx.x) * rows;
+        combine_in_cluster(sums, y, base, static_cast<int>(min(std::int64_t(rows), m - base)));
     }
 }
 
@@ -164,7 +208,7 @@ std::int64_t div_up(std::int64_t a, std::int64_t b) {
 std::string VersatileConfig::describe() const {
     std::ostringstream s;
     s << "block " << block << ", vector " << vector << ", unroll " << unroll << ", threads_along " << threads_along
-      << ", splits " << splits;
+      << ", splits " << splits << (cluster ? " in a cluster" : "");
     return s.str();
 }
 
@@ -180,6 +224,7 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     const std::int64_t along = layout == gemv::Layout::col ? m : n;
     if (along % c.vector) return "vector must divide " + std::string(layout == gemv::Layout::col ? "m" : "n");
     if (c.splits < 1 || c.splits > 65535 || c.splits > n) return "splits must be from 1 to min(n, 65535)";
+    if (c.cluster && (c.splits < 2 || c.splits > 8)) return "a cluster combines 2 to 8 splits";
     const std::int64_t rows_per_block =
         layout == gemv::Layout::col ? std::int64_t(c.threads_along) * c.vector : c.block / c.threads_along;
     if (div_up(m, rows_per_block) > INT_MAX) return "too many blocks along the rows";
@@ -222,6 +267,12 @@ template <class T>
 gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
     const std::string why = versatile_invalid(c, layout, m, n, sizeof(T));
     if (!why.empty()) throw gemv::UsageError("step 11 cannot run " + c.describe() + ": " + why);
+    if (c.cluster) {
+        int device = 0, major = 0;
+        GEMV_CUDA_CHECK(cudaGetDevice(&device));
+        GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        if (major < 9) throw gemv::UsageError("thread-block clusters need compute capability 9.0 or newer");
+    }
     gemv::Launch l;
     l.block = dim3(c.block);
     l.kernel = kernel_for<T>(layout, c.vector, c.unroll);
@@ -230,9 +281,11 @@ gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std
         l.grid = dim3(static_cast<unsigned>(div_up(m, std::int64_t(Tr) * c.vector)), static_cast<unsigned>(c.splits));
         const int groups = Tr < 32 ? c.block / 32 : c.block / Tr;
         l.dynamic_shared = Tr == c.block ? 0 : std::size_t(groups) * Tr * c.vector * sizeof(T);
+        if (c.cluster) l.dynamic_shared += std::size_t(Tr) * c.vector * sizeof(T);
     } else {
         l.grid = dim3(static_cast<unsigned>(div_up(m, c.block / c.threads_along)), static_cast<unsigned>(c.splits));
         l.dynamic_shared = c.threads_along > 32 ? std::size_t(c.block / 32) * sizeof(T) : 0;
+        if (c.cluster) l.dynamic_shared += std::size_t(c.block / c.threads_along) * sizeof(T);
     }
     return l;
 }
@@ -242,8 +295,8 @@ void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n
                     const VersatileConfig& c, const gemv::Launch& l, cudaStream_t stream) {
     // Columns per split: a multiple of the vector so that every slice starts aligned.
     const std::int64_t per = div_up(div_up(n, c.splits), c.vector) * c.vector;
-    const bool accumulate = c.splits > 1;
-    if (accumulate) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(m) * sizeof(T), stream));
+    const int combine = c.splits == 1 ? kStore : c.cluster ? kCluster : kAtomic;
+    if (combine == kAtomic) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(m) * sizeof(T), stream));
     void* args[] = {&A,
                     &x,
                     &y,
@@ -251,15 +304,30 @@ void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n
                     &n,
                     const_cast<int*>(&c.threads_along),
                     const_cast<std::int64_t*>(&per),
-                    const_cast<bool*>(&accumulate)};
-    GEMV_CUDA_CHECK(cudaLaunchKernel(l.kernel, l.grid, l.block, args, l.dynamic_shared, stream));
+                    const_cast<int*>(&combine)};
+    cudaLaunchConfig_t config = {};
+    config.gridDim = l.grid;
+    config.blockDim = l.block;
+    config.dynamicSmemBytes = l.dynamic_shared;
+    config.stream = stream;
+    cudaLaunchAttribute cluster;
+    if (combine == kCluster) {  // the blocks of one row group form a cluster along y
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = 1;
+        cluster.val.clusterDim.y = static_cast<unsigned>(c.splits);
+        cluster.val.clusterDim.z = 1;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+    }
+    GEMV_CUDA_CHECK(cudaLaunchKernelExC(&config, l.kernel, args));
 }
 
 gemv::Traffic versatile_traffic(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
     const double mn = double(m) * double(n);
     // x: column-major, every row group of V rows loads x[j] once; row-major, x is loaded beside A.
     const double x_loads = layout == gemv::Layout::col ? double(div_up(m, c.vector)) * double(n) : mn;
-    const double y_accesses = c.splits > 1 ? double(m) * (1 + 2.0 * double(c.splits)) : double(m);
+    // Atomics: zeroing y, then a read-modify-write per split; a cluster adds in shared memory.
+    const double y_accesses = c.splits > 1 && !c.cluster ? double(m) * (1 + 2.0 * double(c.splits)) : double(m);
     return {mn, x_loads, y_accesses};
 }
 

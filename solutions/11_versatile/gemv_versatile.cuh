@@ -17,13 +17,16 @@
 // BLOCKSIZE = a block per row); splits > 1 cuts the row across blocks.
 // Both: 16-byte loads where the shape allows (vector), unroll independent loads in flight, and
 // per-block partial sums combined by a warp-shuffle and shared-memory reduction, then stored
-// (splits = 1) or added atomically into a y zeroed first (splits > 1).
+// (splits = 1), added atomically into a y zeroed first (splits > 1), or, on Hopper, added inside a
+// thread-block cluster of up to 8 blocks through distributed shared memory (one launch, no zeroing,
+// the same bits on every run).
 struct VersatileConfig {
     int block = 256;          // BLOCKSIZE: threads per block, a multiple of 32
     int vector = 4;           // elements per load: 1, 2, 4 (float) or 1, 2 (double); 16 bytes at most
     int unroll = 4;           // independent loads a thread issues before it uses them: 1, 2, 4
     int threads_along = 256;  // col: threads along the rows of a block; row: threads sharing a row
-    std::int64_t splits = 1;  // blocks sharing each row's sum (grid.y); > 1 means atomicAdd
+    std::int64_t splits = 1;  // blocks sharing each row's sum (grid.y)
+    bool cluster = false;     // splits > 1: add in a thread-block cluster (one launch) instead of atomicAdd
     std::string describe() const;
 };
 
@@ -39,7 +42,7 @@ VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::in
 template <class T>
 gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
 
-// y = A·x. Zeroes y first when the configuration splits rows across blocks.
+// y = A·x. Zeroes y first when the configuration splits rows across blocks with atomics.
 template <class T>
 void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, gemv::Layout layout,
                     const VersatileConfig& c, const gemv::Launch& launch, cudaStream_t stream);

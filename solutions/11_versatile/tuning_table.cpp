@@ -71,6 +71,7 @@ TuningTable load_tuning_table(const std::string& path) {
         p.config.unroll = static_cast<int>(e.num("unroll"));
         p.config.threads_along = static_cast<int>(e.num("threads_along"));
         p.config.splits = static_cast<std::int64_t>(e.num("splits"));
+        p.config.cluster = e.has("cluster") && e.num("cluster") != 0;
         p.gbps = e.has("gbps") ? e.num("gbps") : 0;
         const std::string why = versatile_invalid(p.config, layout, p.m, p.n, elem);
         if (!why.empty())
@@ -95,7 +96,8 @@ void save_tuning_table(const TuningTable& t, const std::string& path) {
         out << "    {\"m\": " << p.m << ", \"n\": " << p.n << ", \"block\": " << p.config.block
             << ", \"vector\": " << p.config.vector << ", \"unroll\": " << p.config.unroll
             << ", \"threads_along\": " << p.config.threads_along << ", \"splits\": " << p.config.splits
-            << ", \"gbps\": " << p.gbps << "}" << (i + 1 < t.points.size() ? "," : "") << "\n";
+            << ", \"cluster\": " << int(p.config.cluster) << ", \"gbps\": " << p.gbps << "}"
+            << (i + 1 < t.points.size() ? "," : "") << "\n";
     }
     out << "  ]\n}\n";
 }

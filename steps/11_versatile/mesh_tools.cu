@@ -212,6 +212,14 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                     VersatileConfig c{block, vector, unroll, int(ta), s};
                     if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
                 }
+            // Clusters of 2, 4 or 8 blocks add their sums in distributed shared memory: one launch
+            // and no zeroing of y, which matters where a launch costs as much as the bytes.
+            for (int unroll : {2, 4})
+                for (std::int64_t s : {2, 4, 8}) {
+                    if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
+                    VersatileConfig c{block, vector, unroll, int(ta), s, true};
+                    if (s <= max_splits && versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+                }
         }
     }
     return out;
