@@ -33,9 +33,12 @@ TEST_CASE("step 11: the table is chosen by shape, not by size", "[step11]") {
     const auto tall = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 1 << 21, 8);
     REQUIRE(tall.config.threads_along == 256);
     REQUIRE(tall.config.splits == 1);
-    const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 8, 1 << 21);
+    const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 16, 1 << 21);
     REQUIRE(wide.config.threads_along == 4);
     REQUIRE(wide.config.splits == 64);
+    // A shape narrower than the tuned row group gets fewer threads along it, none idle.
+    const auto short_rows = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 8, 1 << 20);
+    REQUIRE(short_rows.config.threads_along == 2);
     // A shape whose m the tuned vector does not divide gets a narrower vector, not a failure.
     const auto odd = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 1000003, 16);
     REQUIRE(odd.config.vector == 1);

@@ -147,6 +147,12 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
     const std::int64_t threads = std::int64_t(c.threads_along) * c.vector / vector;
     c.threads_along = static_cast<int>(std::clamp<std::int64_t>(threads, 1, c.block));
     c.vector = vector;
+    // Never more threads along a row group than it takes to cover it once: a configuration tuned
+    // at n = 12 would leave three of every four threads idle at n = 4.
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    std::int64_t cover = 1;
+    while (cover * vector < along) cover *= 2;
+    c.threads_along = static_cast<int>(std::min<std::int64_t>(c.threads_along, cover));
     if (c.splits > n) c.splits = n;
     const std::string why = versatile_invalid(c, layout, m, n, elem);
     if (!why.empty())
