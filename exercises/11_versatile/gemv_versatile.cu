@@ -181,11 +181,51 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
+// Row-major rows short enough for one pass of their G <= 32 threads (G*V >= n), the tall shapes:
+// each thread takes U rows, a block's worth of rows apart, and issues all U loads before using
+// any, so that bytes stay in flight where a row alone is one load (Sørensen's WORKSIZE_m).
+template <class T, int V, int U>
+__global__ void __launch_bounds__(1024)
+    gemv_versatile_row_short(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
+                             std::int64_t n, int threads_along, std::int64_t, int) {
+    const int G = threads_along, tid = threadIdx.x, g = tid % G, rows = blockDim.x / G;
+    const std::int64_t first = std::int64_t(blockIdx.x) * rows * U + tid / G;
+    const std::int64_t j = std::int64_t(g) * V;
+    T xv[V] = {}, v[U][V];
+    if (j < n) load_cached<T, V>(x + j, xv);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const std::int64_t row = first + std::int64_t(u) * rows;
+        if (row < m && j < n) {
+            load_streaming<T, V>(A + row * n + j, v[u]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; ++k) v[u][k] = 0;
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        T acc = 0;
+#pragma unroll
+        for (int k = 0; k < V; ++k) acc += v[u][k] * xv[k];
+        for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+        const std::int64_t row = first + std::int64_t(u) * rows;
+        if (g == 0 && row < m) y[row] = acc;
+    }
+}
+
+// The row-major configurations that the short-row kernel serves.
+bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
+    return layout == gemv::Layout::row && c.splits == 1 && c.threads_along <= 32 &&
+           std::int64_t(c.threads_along) * c.vector >= n;
+}
+
 template <class T>
-const void* kernel_for(gemv::Layout layout, int vector, int unroll) {
-#define GEMV_PICK(V, U)                                                                                  \
-    if (vector == V && unroll == U)                                                                      \
-        return layout == gemv::Layout::col ? reinterpret_cast<const void*>(&gemv_versatile_col<T, V, U>) \
+const void* kernel_for(gemv::Layout layout, int vector, int unroll, bool short_row) {
+#define GEMV_PICK(V, U)                                                                                        \
+    if (vector == V && unroll == U)                                                                            \
+        return layout == gemv::Layout::col ? reinterpret_cast<const void*>(&gemv_versatile_col<T, V, U>)       \
+               : short_row                 ? reinterpret_cast<const void*>(&gemv_versatile_row_short<T, V, U>) \
                                            : reinterpret_cast<const void*>(&gemv_versatile_row<T, V, U>);
     GEMV_PICK(1, 1)
     GEMV_PICK(1, 2) GEMV_PICK(1, 4) GEMV_PICK(2, 1) GEMV_PICK(2, 2) GEMV_PICK(2, 4) if constexpr (sizeof(T) == 4) {
@@ -275,7 +315,8 @@ gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std
     }
     gemv::Launch l;
     l.block = dim3(c.block);
-    l.kernel = kernel_for<T>(layout, c.vector, c.unroll);
+    const bool short_row = short_rows(c, layout, n);
+    l.kernel = kernel_for<T>(layout, c.vector, c.unroll, short_row);
     if (layout == gemv::Layout::col) {
         const int Tr = c.threads_along;
         l.grid = dim3(static_cast<unsigned>(div_up(m, std::int64_t(Tr) * c.vector)), static_cast<unsigned>(c.splits));
@@ -283,7 +324,8 @@ gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std
         l.dynamic_shared = Tr == c.block ? 0 : std::size_t(groups) * Tr * c.vector * sizeof(T);
         if (c.cluster) l.dynamic_shared += std::size_t(Tr) * c.vector * sizeof(T);
     } else {
-        l.grid = dim3(static_cast<unsigned>(div_up(m, c.block / c.threads_along)), static_cast<unsigned>(c.splits));
+        const std::int64_t rows_per_block = std::int64_t(c.block / c.threads_along) * (short_row ? c.unroll : 1);
+        l.grid = dim3(static_cast<unsigned>(div_up(m, rows_per_block)), static_cast<unsigned>(c.splits));
         l.dynamic_shared = c.threads_along > 32 ? std::size_t(c.block / 32) * sizeof(T) : 0;
         if (c.cluster) l.dynamic_shared += std::size_t(c.block / c.threads_along) * sizeof(T);
     }
