@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes exercises/ from solutions/: every region between `// BEGIN SOLUTION [hint]` and
-`// END SOLUTION` becomes one `// TODO: hint` line, indented as the marker. Everything else is
-copied as it is, so an exercise compiles and runs but does not do the work.
+`// END SOLUTION` becomes one `// TODO: hint` line, indented as the marker. The rest of a source
+file is copied as it is, so an exercise compiles and runs but does not do the work. Data beside
+the solutions (step 11's tuning tables) is not copied: the build reads it from solutions/.
 
   generate_exercises.py                 regenerate every step
   generate_exercises.py --step 03       reset one step's exercise (a student's undo)
@@ -49,7 +50,7 @@ def expected_exercises(root, step=None):
     """{exercise path: text} for every file under solutions/ (or one step's folder)."""
     solutions = root / "solutions"
     result = {}
-    for src in sorted(p for p in solutions.rglob("*") if p.is_file()):
+    for src in sorted(p for p in solutions.rglob("*") if p.is_file() and p.suffix in CODE_SUFFIXES):
         rel = src.relative_to(solutions)
         if step and not rel.parts[0].startswith(step + "_") and rel.parts[0] != step:
             continue
