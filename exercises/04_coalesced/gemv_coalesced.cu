@@ -5,12 +5,14 @@
 #include "gemv_coalesced.cuh"
 #include "gpu_step.hpp"
 
+// BEGIN EXCERPT kernel
 // One thread per row, as in step 03; only the layout of A changed. Column j of A is contiguous,
 // so while every thread of a warp works on column j, their loads of A fall side by side.
 template <class T>
 __global__ void gemv_coalesced_col_major(const T* A, const T* x, T* y, int m, int n) {
     // TODO: one row per thread as in step 03, but element (row, j) of column-major A is A[j * m + row]
 }
+// END EXCERPT kernel
 
 template <class T>
 gemv::Launch gemv_coalesced_launch(std::int64_t m, std::int64_t n, int block_size) {

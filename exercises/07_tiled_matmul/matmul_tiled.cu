@@ -7,6 +7,7 @@
 
 namespace {
 
+// BEGIN EXCERPT mmult1
 // mmult1 (Greenstreet): thread (j, i) computes C(i, j) from row i of A and column j of B, both
 // straight from global memory: two loads per multiply-add.
 template <class T>
@@ -15,7 +16,9 @@ __global__ void matmul_brute_force_kernel(const T* A, const T* B, T* C, int m, i
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     // TODO: skip i >= m or j >= n; sum A[i * k + l] * B[l * n + j] over l < k; store C[i * n + j]
 }
+// END EXCERPT mmult1
 
+// BEGIN EXCERPT mmult2
 // mmult2 (Greenstreet): block (bx, by) computes the TILE×TILE tile of C at rows by·TILE.., columns
 // bx·TILE..; it walks the k dimension one tile at a time, every thread loading one element of
 // A's tile and one of B's, and then every thread uses TILE elements of each from shared memory.
@@ -28,6 +31,7 @@ __global__ void matmul_tiled_kernel(const T* A, const T* B, T* C, int m, int n, 
     const int j = blockIdx.x * TILE + tx;
     // TODO: per TILE of k: load both tiles (0 outside), sync, add TILE products, sync; then store C(i, j)
 }
+// END EXCERPT mmult2
 
 constexpr int kBruteForceBlock = 16;  // Greenstreet's 16×16 threads
 

@@ -53,11 +53,13 @@ void gemv_cublas(CublasHandle& handle, const T* A, const T* x, T* y, std::int64_
     // alpha and beta are read from host memory (the default pointer mode); beta = 0 tells cuBLAS
     // not to read y, so the NaN poured into it beforehand does no harm.
     const T one = 1, zero = 0;
+    // BEGIN EXCERPT calls
     if (layout == gemv::Layout::col) {
         // TODO: column-major A is cuBLAS's own m x n matrix: op N, lda = m, unit strides
     } else {
         // TODO: row-major A is the column-major n x m matrix A^T: op T on it, lda = n
     }
+    // END EXCERPT calls
 }
 
 template void gemv_cublas<float>(CublasHandle&, const float*, const float*, float*, std::int64_t, std::int64_t,

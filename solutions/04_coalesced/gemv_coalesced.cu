@@ -4,6 +4,7 @@
 #include "gemv_coalesced.cuh"
 #include "gpu_step.hpp"
 
+// BEGIN EXCERPT kernel
 // One thread per row, as in step 03; only the layout of A changed. Column j of A is contiguous,
 // so while every thread of a warp works on column j, their loads of A fall side by side.
 template <class T>
@@ -16,6 +17,7 @@ __global__ void gemv_coalesced_col_major(const T* A, const T* x, T* y, int m, in
     y[row] = sum;
     // END SOLUTION
 }
+// END EXCERPT kernel
 
 template <class T>
 gemv::Launch gemv_coalesced_launch(std::int64_t m, std::int64_t n, int block_size) {

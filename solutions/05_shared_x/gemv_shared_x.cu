@@ -12,6 +12,7 @@ __device__ T* x_chunk() {
     return reinterpret_cast<T*>(gemv_shared_bytes);
 }
 
+// BEGIN EXCERPT kernel
 // One thread per row of column-major A, x read chunk by chunk into shared memory. Every thread
 // of the block, rows past m included, takes part in each load and each barrier: a thread that
 // returned early would leave its element of the chunk unloaded and its barrier never reached.
@@ -33,6 +34,7 @@ __global__ void gemv_shared_x_col_major(const T* A, const T* x, T* y, int m, int
     // END SOLUTION
     if (row < m) y[row] = sum;
 }
+// END EXCERPT kernel
 
 template <class T>
 gemv::Launch gemv_shared_x_launch(std::int64_t m, std::int64_t n, int block_size) {

@@ -14,6 +14,7 @@ __device__ T* shared_partials() {
     return reinterpret_cast<T*>(shared_bytes);
 }
 
+// BEGIN EXCERPT tree_sum
 // Sums q[0..count) into q[0]; thread k of the group owns q[k]. Every thread of the block must
 // call it, with the same count (it holds barriers). count need not be a power of two: the first
 // stride is the largest power of two below count, and the guard skips partners past the end.
@@ -28,7 +29,9 @@ __device__ void block_tree_sum(T* q, int k, int count) {
     }
     // END SOLUTION
 }
+// END EXCERPT tree_sum
 
+// BEGIN EXCERPT reduce
 // reduce (the textbook's cudaReduceMV, for any n): block `row` owns row `row`; its threads stride
 // over the row, neighbours on neighbouring elements, then meet in shared memory.
 template <class T>
@@ -43,6 +46,7 @@ __global__ void gemv_block_per_row(const T* A, const T* x, T* y, int n) {
     if (threadIdx.x == 0) y[row] = q[0];
     // END SOLUTION
 }
+// END EXCERPT reduce
 
 // large (the textbook's cudaLargeMV, one group of T rows per block): thread (z, t) of a Z×T block
 // works on row blockIdx.x·T + t, columns z, z+Z, ...; each row's Z partials meet in its own
@@ -63,6 +67,7 @@ __global__ void gemv_rows_by_threads(const T* A, const T* x, T* y, int m, int n)
     // END SOLUTION
 }
 
+// BEGIN EXCERPT shuffle
 // shuffle: the layout of large with Z a power of two ≤ 32, so a row's Z threads are Z
 // neighbouring lanes of one warp and add their partials in registers, without shared memory or
 // block-wide barriers.
@@ -83,7 +88,9 @@ __global__ void gemv_rows_by_warp_lanes(const T* A, const T* x, T* y, int m, int
     if (z == 0 && row < m) y[row] = sum;
     // END SOLUTION
 }
+// END EXCERPT shuffle
 
+// BEGIN EXCERPT pass1
 // two_pass, pass 1 (Bainville's gemv3): thread s of row `row` sums its slice of the row, columns
 // s, s+p, s+2p, ... (on row-major A the p threads of a row then read p neighbouring elements
 // together), and writes the partial to column s of the column-major m×p workspace.
@@ -98,7 +105,9 @@ __global__ void gemv_partial_sums(const T* A, const T* x, T* partial, int m, int
     partial[s * m + row] = sum;
     // END SOLUTION
 }
+// END EXCERPT pass1
 
+// BEGIN EXCERPT pass2
 // two_pass, pass 2 (Bainville's reduce_rows): one thread per row adds the row's p partials.
 // Neighbouring rows are neighbours in every column of the workspace, so these loads coalesce.
 template <class T>
@@ -111,6 +120,7 @@ __global__ void gemv_sum_partials(const T* partial, T* y, int m, int p) {
     y[row] = sum;
     // END SOLUTION
 }
+// END EXCERPT pass2
 
 // row * n + j is an int, and so is j one stride past the end of a row: refuse what does not fit.
 void require_indexing(std::int64_t m, std::int64_t n, int stride, const std::string& kernel) {

@@ -6,6 +6,7 @@
 
 namespace {
 
+// BEGIN EXCERPT mmult1
 // mmult1 (Greenstreet): thread (j, i) computes C(i, j) from row i of A and column j of B, both
 // straight from global memory: two loads per multiply-add.
 template <class T>
@@ -19,7 +20,9 @@ __global__ void matmul_brute_force_kernel(const T* A, const T* B, T* C, int m, i
     C[i * n + j] = sum;
     // END SOLUTION
 }
+// END EXCERPT mmult1
 
+// BEGIN EXCERPT mmult2
 // mmult2 (Greenstreet): block (bx, by) computes the TILE×TILE tile of C at rows by·TILE.., columns
 // bx·TILE..; it walks the k dimension one tile at a time, every thread loading one element of
 // A's tile and one of B's, and then every thread uses TILE elements of each from shared memory.
@@ -44,6 +47,7 @@ __global__ void matmul_tiled_kernel(const T* A, const T* B, T* C, int m, int n, 
     if (i < m && j < n) C[i * n + j] = sum;  // no early return above: every thread meets every barrier
     // END SOLUTION
 }
+// END EXCERPT mmult2
 
 constexpr int kBruteForceBlock = 16;  // Greenstreet's 16×16 threads
 

@@ -52,6 +52,7 @@ void gemv_cublas(CublasHandle& handle, const T* A, const T* x, T* y, std::int64_
     // alpha and beta are read from host memory (the default pointer mode); beta = 0 tells cuBLAS
     // not to read y, so the NaN poured into it beforehand does no harm.
     const T one = 1, zero = 0;
+    // BEGIN EXCERPT calls
     if (layout == gemv::Layout::col) {
         // BEGIN SOLUTION column-major A is cuBLAS's own m x n matrix: op N, lda = m, unit strides
         GEMV_CUBLAS_CHECK(cublas_gemv(h, CUBLAS_OP_N, rows, cols, &one, A, rows, x, 1, &zero, y, 1));
@@ -61,6 +62,7 @@ void gemv_cublas(CublasHandle& handle, const T* A, const T* x, T* y, std::int64_
         GEMV_CUBLAS_CHECK(cublas_gemv(h, CUBLAS_OP_T, cols, rows, &one, A, cols, x, 1, &zero, y, 1));
         // END SOLUTION
     }
+    // END EXCERPT calls
 }
 
 template void gemv_cublas<float>(CublasHandle&, const float*, const float*, float*, std::int64_t, std::int64_t,
