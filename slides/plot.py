@@ -32,10 +32,18 @@ import re
 import subprocess
 import sys
 
-KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md"}
-DATA_OF = {"shapes": "shapes", "fig4": "fig4"}  # the others are drawn from the sweep
+KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
+         "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md"}
+# The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
+# qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
+DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
+           "ladder": "ladder/*_ladder_*{q}.csv",  # every step's row of the ladder tables; the deck's step is picked
+           "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
+           "targets": "*/*_step{step}_targets{q}*.csv", "ranks": "*_step{step}_ranks{q}.csv",
+           "hybrid": "*_step{step}_hybrid{q}.csv", "gpus": "*_step{step}_gpus{q}.csv"}
+SWEEP = "*_step{step}_sweep{q}.csv"
 SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
-NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")$")
+NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")(?:_([a-z0-9]+))?$")
 
 
 class UnknownFigure(Exception):
@@ -52,10 +60,10 @@ def resolve(name, data_dir):
         m = NAME.match(name)
         if not m:
             raise UnknownFigure(f"no figure or table called {name!r} (known: {', '.join(SPECIAL)}, "
-                                f"NN_{'|NN_'.join(KINDS)})")
-        step, what = m.groups()
+                                f"NN_{'|NN_'.join(KINDS)}, each with an optional _QUALIFIER)")
+        step, what, qualifier = m.groups()
         kind = KINDS[what]
-        pattern = f"*_step{step}_{DATA_OF.get(what, 'sweep')}.csv"
+        pattern = DATA_OF.get(what, SWEEP).format(step=step, q=f"_{qualifier}" if qualifier else "")
     return kind, pattern, sorted(data_dir.glob(pattern))
 
 
@@ -66,7 +74,7 @@ def read_rows(path):
         rows = list(csv.DictReader(f))
     for r in rows:
         r["_file"] = path.name
-        r["_machine"] = path.name.split("_step")[0]
+        r["_machine"] = path.name.split("_step")[0] if "_step" in path.name else path.name.split("_")[0]
     return rows
 
 
@@ -297,6 +305,244 @@ def bandwidth_figure(name, files, out):
     finish(plt, fig, ax, footers, out)
 
 
+# ------------------------------------------------------------ step 11's benchmark (step11_bench)
+# Its CSV: suite, device, sms, date, git_revision, precision, layout, m, n, bytes, ceiling_gbps,
+# step11_gbps, cublas_gbps, speedup (cuBLAS time / step 11 time), step11_config, ...
+
+def dim_text(v):
+    """2^26 for powers of two past 1000, 4.5k / 2.1M otherwise: mesh and target axes."""
+    v = int(v)
+    if v >= 1024 and v & (v - 1) == 0:
+        return f"2^{v.bit_length() - 1}"
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= div:
+            return f"{v / div:.3g}{unit}"
+    return str(v)
+
+
+def bench_sets(files):
+    """[(precision, layout, rows, footer)] in file order, layouts col then row."""
+    out = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footer = provenance(rows, path)
+        for layout in ("col", "row"):
+            mine = [r for r in rows if r.get("layout") == layout]
+            if mine:
+                out.append((mine[0].get("precision", ""), layout, mine, footer))
+    return out
+
+
+LAYOUT_WORD = {"col": "column-major", "row": "row-major"}
+
+
+def footer_text(fig, footers, top):
+    footers = list(dict.fromkeys(footers))
+    fig.text(0.01, 0.01, "\n".join(f"measured on {f}" for f in footers), fontsize=8.5, color="#444", va="bottom")
+    return 0.035 + 0.03 * len(footers)
+
+
+def curves_figure(name, files, out):
+    """Sørensen's figure 4 for step 11 and cuBLAS: one panel per precision and layout."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    sets = bench_sets(files)
+    fig, axes = plt.subplots(1, len(sets), figsize=(11, 4.9), dpi=120, sharey=True, squeeze=False)
+    fig.suptitle(f"step {name[:2]} (solid) and cuBLAS (dashed): tall 100N x N, square 10N x 10N, wide N x 100N, "
+                 "cold L2", fontsize=12, x=0.01, ha="left")
+    colours = {"tall": "tab:blue", "square": "tab:green", "wide": "tab:red"}
+    footers = []
+    for ax, (precision, layout, rows, footer) in zip(axes[0], sets):
+        footers.append(footer)
+        for fam, marker in (("tall", "v"), ("square", "s"), ("wide", ">")):
+            got = sorted((r for r in rows if r["suite"] == f"curve-{fam}"), key=lambda r: num(r, "bytes"))
+            x = [num(r, "bytes") for r in got]
+            ax.plot(x, [num(r, "step11_gbps") for r in got], marker=marker, markersize=4, color=colours[fam],
+                    label=f"{fam}, step {name[:2]}")
+            ax.plot(x, [num(r, "cublas_gbps") for r in got], marker=marker, markersize=3, color=colours[fam],
+                    linestyle="--", alpha=0.75, label=f"{fam}, cuBLAS")
+        every = sorted(rows, key=lambda r: num(r, "bytes"))
+        ax.plot([num(r, "bytes") for r in every], [num(r, "ceiling_gbps") for r in every], color="grey",
+                linewidth=1, label="read ceiling, same run")
+        ax.set_title(f"{precision}, {LAYOUT_WORD.get(layout, layout)} A", fontsize=10)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        plain_log_axis(ax.yaxis)
+        ax.grid(True, which="both", alpha=0.3)
+        ticks = sorted({num(r, "bytes") for r in rows})
+        ticks = [t for t in (2.0 ** k for k in range(10, 40, 3)) if ticks[0] <= t <= ticks[-1] * 1.01]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=8, rotation=45)
+        ax.set_xlabel("bytes the model moves: A, x and y once", fontsize=9)
+        if ax is axes[0][0]:
+            ax.set_ylabel("effective GB/s")
+            ax.legend(fontsize=7.5, ncol=2, loc="lower right")
+    bottom = footer_text(fig, footers, 0)
+    fig.tight_layout(rect=(0, bottom, 1, 0.95))
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def mesh_figure(name, files, out):
+    """Sørensen's figure 5: the mesh as heat maps, cuBLAS, step 11, and step 11's speed-up over it;
+    one row of panels per precision and layout."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm, Normalize
+    import numpy as np
+    sets = bench_sets(files)
+    fig, axes = plt.subplots(len(sets), 3, figsize=(12.5, 2.65 * len(sets) + 0.6), dpi=120, squeeze=False)
+    fig.suptitle(f"step {name[:2]} over Sørensen's mesh, cold L2: GB/s of cuBLAS and of step {name[:2]}, and "
+                 f"cuBLAS time / step {name[:2]} time (blue: step {name[:2]} faster; dot: below 0.95)",
+                 fontsize=11, x=0.01, ha="left")
+    # GB/s on a linear scale, as the paper draws it: the large matrices, where the ceiling is, get the
+    # colours. The speed-up on a log scale from 1/2 to 2, so that 0.8 and 1.25 look alike.
+    gb = [num(r, k) for _, _, rows, _ in sets for r in rows for k in ("step11_gbps", "cublas_gbps")]
+    gb_norm = Normalize(vmin=0, vmax=max(gb))
+    ratio_norm = LogNorm(vmin=0.5, vmax=2.0)
+    footers = []
+    for row_axes, (precision, layout, rows, footer) in zip(axes, sets):
+        footers.append(footer)
+        ms = sorted({int(num(r, "m")) for r in rows})
+        ns = sorted({int(num(r, "n")) for r in rows})
+        grids = {k: np.full((len(ms), len(ns)), np.nan) for k in ("cublas_gbps", "step11_gbps", "speedup")}
+        for r in rows:
+            i, j = ms.index(int(num(r, "m"))), ns.index(int(num(r, "n")))
+            for k in grids:
+                grids[k][i, j] = num(r, k)
+        for ax, key, title, norm, cmap in (
+                (row_axes[0], "cublas_gbps", "cuBLAS GB/s", gb_norm, "viridis"),
+                (row_axes[1], "step11_gbps", f"step {name[:2]} GB/s", gb_norm, "viridis"),
+                (row_axes[2], "speedup", "speed-up over cuBLAS", ratio_norm, "RdBu")):
+            im = ax.imshow(grids[key], origin="lower", aspect="auto", norm=norm, cmap=cmap, interpolation="nearest")
+            ax.set_title(f"{title}: {precision}, {LAYOUT_WORD.get(layout, layout)}", fontsize=9.5)
+            xt = list(range(0, len(ns), 4))
+            yt = list(range(0, len(ms), 4))
+            ax.set_xticks(xt)
+            ax.set_xticklabels([dim_text(ns[t]) for t in xt], fontsize=7.5)
+            ax.set_yticks(yt)
+            ax.set_yticklabels([dim_text(ms[t]) for t in yt], fontsize=7.5)
+            ax.set_xlabel("n (columns)", fontsize=8)
+            ax.set_ylabel("m (rows)", fontsize=8)
+            cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03, extend="both" if key == "speedup" else "neither")
+            cb.ax.tick_params(labelsize=7)
+            if key == "speedup":
+                cb.set_ticks([0.5, 0.67, 0.8, 0.95, 1.25, 1.5, 2.0])
+                cb.set_ticklabels(["0.5", "0.67", "0.8", "0.95", "1.25", "1.5", "2"])
+                cb.ax.minorticks_off()
+            if key == "speedup":
+                slow = np.argwhere(grids[key] < 0.95)
+                ax.scatter(slow[:, 1], slow[:, 0], s=5, color="black")
+    bottom = footer_text(fig, footers, 0)
+    fig.tight_layout(rect=(0, bottom, 1, 0.965))
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def targets_figure(name, files, out):
+    """The target shapes as % of the measured ceiling, step 11 beside cuBLAS, per precision and layout."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    sets = bench_sets(files)
+    cols = 2
+    rows_n = (len(sets) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_n, cols, figsize=(12, 2.35 * rows_n + 0.9), dpi=120, sharey=True, squeeze=False)
+    fig.suptitle(f"step {name[:2]} and cuBLAS on the target shapes, % of the read ceiling measured in the same "
+                 "run (dashed: the 92 % target)", fontsize=11, x=0.01, ha="left")
+    footers = []
+    for k, (precision, layout, rows, footer) in enumerate(sets):
+        ax = axes[k // cols][k % cols]
+        footers.append(footer)
+        xs = range(len(rows))
+        pct = lambda r, key: 100 * num(r, key) / num(r, "ceiling_gbps")
+        a = ax.bar([x - 0.2 for x in xs], [pct(r, "step11_gbps") for r in rows], 0.4, label=f"step {name[:2]}",
+                   color="tab:blue")
+        b = ax.bar([x + 0.2 for x in xs], [pct(r, "cublas_gbps") for r in rows], 0.4, label="cuBLAS",
+                   color="tab:orange")
+        ax.bar_label(a, fmt="%.0f", fontsize=6.5, padding=1)
+        ax.bar_label(b, fmt="%.0f", fontsize=6.5, padding=1)
+        ax.axhline(92, color="black", linestyle="--", linewidth=0.8)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([f"{dim_text(num(r, 'm'))}x{dim_text(num(r, 'n'))}" for r in rows], fontsize=7.5)
+        a_bytes = num(rows[0], "m") * num(rows[0], "n") * (8 if precision == "double" else 4)
+        ax.set_title(f"{precision}, {LAYOUT_WORD.get(layout, layout)}, A {footprint_text(a_bytes)}, "
+                     f"ceiling {num(rows[0], 'ceiling_gbps'):.0f} GB/s", fontsize=9)
+        ax.set_ylim(0, 115)
+        ax.grid(True, axis="y", alpha=0.3)
+        if k % cols == 0:
+            ax.set_ylabel("% of read ceiling", fontsize=9)
+        if k == 0:
+            ax.legend(fontsize=7.5, loc="lower left")
+    for k in range(len(sets), rows_n * cols):
+        axes[k // cols][k % cols].axis("off")
+    bottom = footer_text(fig, footers, 0)
+    fig.tight_layout(rect=(0, bottom, 1, 0.95))
+    fig.savefig(out)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ MPI: steps 13 and 14
+
+def ranks_figure(name, files, out):
+    """Step 13: time per product split into compute and communication, and speed-up, against ranks."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), dpi=120)
+    footers = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        r0 = rows[0]
+        fig.suptitle(f"step {name[:2]}: {r0['m']} x {r0['n']} {r0.get('precision', '')}, one product, against the "
+                     f"number of ranks (local product: {r0.get('local', '')})", fontsize=11.5, x=0.01, ha="left")
+        modes = list(dict.fromkeys(r["mode"] for r in rows))
+        ranks = sorted({int(num(r, "ranks")) for r in rows})
+        width = 0.8 / len(modes)
+        for k, mode in enumerate(modes):
+            got = {int(num(r, "ranks")): r for r in rows if r["mode"] == mode}
+            xs = [i - 0.4 + width * (k + 0.5) for i in range(len(ranks))]
+            comp = [num(got[p], "compute_ms") if p in got else float("nan") for p in ranks]
+            comm = [num(got[p], "comm_ms") if p in got else float("nan") for p in ranks]
+            hatch = "" if k == 0 else "//"
+            left.bar(xs, comp, width, color="tab:blue", hatch=hatch, edgecolor="white",
+                     label=f"{mode}: compute")
+            left.bar(xs, comm, width, bottom=comp, color="tab:orange", hatch=hatch, edgecolor="white",
+                     label=f"{mode}: communication")
+            base = num(got[ranks[0]], "median_ms") if ranks[0] in got else float("nan")
+            right.plot(ranks, [base / num(got[p], "median_ms") if p in got else float("nan") for p in ranks],
+                       marker="o", label=f"{mode}: speed-up over {ranks[0]} rank")
+        right.plot(ranks, [p / ranks[0] for p in ranks], color="grey", linestyle=":", label="ideal")
+        left.set_xticks(range(len(ranks)))
+        left.set_xticklabels([str(p) for p in ranks])
+        left.set_xlabel("ranks")
+        left.set_ylabel("ms per product (slowest rank)")
+        left.grid(True, axis="y", alpha=0.3)
+        left.legend(fontsize=7.5)
+        right.set_xscale("log", base=2)
+        right.set_yscale("log", base=2)
+        right.set_xticks(ranks)
+        right.set_xticklabels([str(p) for p in ranks])
+        right.set_yticks(ranks)
+        right.set_yticklabels([str(p) for p in ranks])
+        right.set_xlabel("ranks")
+        right.set_ylabel("speed-up")
+        right.grid(True, which="both", alpha=0.3)
+        right.legend(fontsize=7.5)
+        break  # one machine per figure
+    bottom = footer_text(fig, footers, 0)
+    fig.tight_layout(rect=(0, bottom, 1, 0.94))
+    fig.savefig(out)
+    plt.close(fig)
+
+
 # -------------------------------------------------------------------------------------- tables
 
 def md_table(head, rows):
@@ -348,6 +594,90 @@ def occupancy_table(name, files, out):
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
 
+def short_launch(r):
+    return (r.get("launch") or "").split(";")[0].split(" (")[0]
+
+
+def ladder_table(name, files, out):
+    """The step's rows of every ladder table (one problem each), with its figures and occupancy."""
+    step = name[:2]
+    body, footers = [], []
+    for path in files:
+        rows = read_rows(path)
+        mine = [r for r in rows if r.get("step") == step]
+        if not mine:
+            continue
+        r0 = mine[0]
+        footers.append(provenance(mine, path))
+        for r in mine:
+            occ = "-" if r.get("limiter", "-") == "-" else f"{100 * num(r, 'occupancy'):.0f} % ({r['limiter']})"
+            body.append([f"{r['m']} x {r['n']} {r.get('precision', '')}, {r.get('layout', '')}", r["variant"],
+                         short_launch(r), r.get("registers_per_thread", "") or "-", occ, f"{num(r, 'cgma'):.3g}",
+                         f"{num(r, 'gbps'):.0f}", f"{num(r, 'pct_ceiling'):.0f} %",
+                         f"{num(r, 'ratio_to_cublas'):.2f}", r.get("verified", "")])
+    if not body:
+        pathlib.Path(out).write_text(f"No row of step {step} in the committed ladder tables.\n")
+        return
+    note = "; ".join(dict.fromkeys(f"measured on {f}" for f in footers))
+    head = ["problem (256 MiB)", "variant", "launch", "regs", "occupancy (limiter)", "CGMA", "GB/s",
+            "of ceiling", "x cuBLAS", "verified"]
+    pathlib.Path(out).write_text(md_table(head, body) + f"\n\nThe ladder, cold L2; {note}\n")
+
+
+def hybrid_table(name, files, out):
+    """Step 13's hybrid: one rank with threads, both modes."""
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        r0 = rows[0]
+        parts.append(f"{r0['m']} x {r0['n']} {r0.get('precision', '')}, median of {r0.get('reps', '?')}; measured on "
+                     f"{provenance(rows, path)}\n\n" +
+                     md_table(["mode", "ranks x threads", "ms per product", "compute ms", "communication ms",
+                               "GB/s"],
+                              [[r["variant"], f"{r['ranks']} x {r['threads_per_rank']}", f"{num(r, 'median_ms'):.3g}",
+                                f"{num(r, 'compute_ms'):.3g}", f"{num(r, 'comm_ms'):.3g}", f"{num(r, 'gbps'):.3g}"]
+                               for r in rows]))
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
+def gpus_table(name, files, out):
+    """Step 14: per problem and kernel, 1 GPU against P GPUs: GB/s, per-GPU GB/s, communication share."""
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        keys = list(dict.fromkeys((r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", ""))
+                                  for r in rows))
+        counts = sorted({int(num(r, "gpus")) for r in rows})
+        head = ["problem", "kernel"]
+        for g in counts:
+            head += [f"{g} GPU{'s' if g > 1 else ''}: GB/s", "per GPU", "comm share"]
+        head += [f"speed-up {counts[0]} to {counts[-1]}"]
+        body = []
+        for key in keys:
+            got = {int(num(r, "gpus")): r for r in rows
+                   if (r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", "")) == key}
+            line = [f"{key[0]} x {key[1]} {key[2]}, {key[3]}", got[max(got)]["variant"]]
+            for g in counts:
+                r = got.get(g)
+                if r is None:
+                    line += ["-", "-", "-"]
+                    continue
+                lo, hi = num(r, "gpu_gbps_min"), num(r, "gpu_gbps_max")
+                line += [f"{num(r, 'gbps'):.0f}", f"{lo:.0f}" if abs(hi - lo) < 0.5 else f"{lo:.0f}-{hi:.0f}",
+                         f"{100 * num(r, 'comm_share'):.0f} %"]
+            first, last = got.get(counts[0]), got.get(counts[-1])
+            line.append(f"{num(first, 'median_ms') / num(last, 'median_ms'):.2f}x" if first and last else "-")
+            body.append(line)
+        parts.append(md_table(head, body) + f"\n\nOne product, cold L2, {rows[0].get('transfer', '')}-staged "
+                     f"transfers; GB/s: the model's bytes over the slowest rank's time; per GPU: its block's bytes "
+                     f"over its compute time; measured on {provenance(rows, path)}")
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
 FACTS = [("device", "device"), ("compute_capability", "compute capability"), ("sms", "SMs"),
          ("global_memory", "memory"), ("l2_cache", "L2 cache"), ("memory_clock_mhz", "memory clock, MHz"),
          ("bus_width_bits", "bus width, bits"), ("max_threads_per_sm", "threads per SM, at most"),
@@ -368,7 +698,8 @@ def facts_table(name, files, out):
 
 
 MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "summary": summary_table,
-          "occupancy": occupancy_table,
+          "occupancy": occupancy_table, "ladder": ladder_table, "curves": curves_figure, "mesh": mesh_figure,
+          "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
 
 

@@ -18,13 +18,16 @@ __device__ T* x_chunk() {
 // at blockIdx.y * span (and, when the grid folds, those gridDim.y spans further on, and so on).
 // x comes through shared memory one chunk of BLOCKSIZE at a time, as in step 05. The loop bounds
 // depend on the block alone, so every thread, rows past m included, meets every barrier.
+// BEGIN EXCERPT partial
 template <class T>
 __device__ T partial_row_sum(const T* A, const T* x, std::int64_t m, std::int64_t n, int worksize_n) {
     T sum = 0;
     // TODO: columns from blockIdx.y * span, stride gridDim.y * span: step 05's chunk loop on each span
     return sum;
 }
+// END EXCERPT partial
 
+// BEGIN EXCERPT atomic
 // Sørensen 3.2: every block column adds its part of each row straight into y.
 template <class T>
 __global__ void gemv_threads_per_row_atomic_col_major(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n,
@@ -32,6 +35,7 @@ __global__ void gemv_threads_per_row_atomic_col_major(const T* A, const T* x, T*
     const T sum = partial_row_sum(A, x, m, n, worksize_n);
     // TODO: rows < m: atomicAdd sum into y[row] (the other block columns add to it too)
 }
+// END EXCERPT atomic
 
 // Two-pass, pass 1 (Bainville's gemv3): block column blockIdx.y stores its parts of the rows in
 // column blockIdx.y of the m x gridDim.y workspace; neighbouring rows are neighbours there.
@@ -42,12 +46,14 @@ __global__ void gemv_threads_per_row_partials_col_major(const T* A, const T* x, 
     // TODO: rows < m: store sum in column blockIdx.y of the workspace, partial[blockIdx.y * m + row]
 }
 
+// BEGIN EXCERPT second_pass
 // Two-pass, pass 2 (Bainville's reduce_rows): one thread per row adds its partials, always in the
 // same order, so the same inputs give the same y bit for bit on every run.
 template <class T>
 __global__ void gemv_sum_partials(const T* partial, T* y, std::int64_t m, int columns) {
     // TODO: one thread per row (skip rows >= m): y[row] = sum of partial[c * m + row], c = 0, 1, .. in order
 }
+// END EXCERPT second_pass
 
 constexpr int kSumBlock = 256;  // pass 2: one thread per row
 

@@ -18,6 +18,7 @@ __device__ T* x_chunk() {
 // A compile-time WORKSIZE_m keeps the WORKSIZE_m sums in registers (an array indexed by run-time
 // values would live in local memory). Every thread, rows past m included, loads x and meets every
 // barrier; only the bottom block has rows past m.
+// BEGIN EXCERPT kernel
 template <class T, int WORKSIZE_m>
 __global__ void gemv_rows_per_thread_col_major(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n) {
     const int t = threadIdx.x, block_size = blockDim.x;
@@ -39,6 +40,7 @@ __global__ void gemv_rows_per_thread_col_major(const T* A, const T* x, T* y, std
         if (row < m) y[row] = sum[r];
     }
 }
+// END EXCERPT kernel
 
 template <class T>
 using RowsKernel = void (*)(const T*, const T*, T*, std::int64_t, std::int64_t);

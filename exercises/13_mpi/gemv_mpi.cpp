@@ -83,6 +83,7 @@ void local_product(RankData<T>& d) {
         gemv_cpu_loop(d.A_block.data(), d.x.data(), d.y_block.data(), d.my_rows(), d.n);
 }
 
+// BEGIN EXCERPT modes
 template <class T>
 PhaseTimes gemv_mpi_scatter(const T* A, RankData<T>& d, T* y) {
     const double t0 = MPI_Wtime();
@@ -107,6 +108,7 @@ PhaseTimes gemv_mpi_resident(RankData<T>& d, T* y) {
     const double t3 = MPI_Wtime();
     return {t3 - t0, t2 - t1, (t1 - t0) + (t3 - t2)};
 }
+// END EXCERPT modes
 
 std::uint64_t bytes_between_ranks(const RowBlocks& blocks, std::int64_t n, std::size_t elem_size, bool scatter_A) {
     std::uint64_t other_rows = 0;

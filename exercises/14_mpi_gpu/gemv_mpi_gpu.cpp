@@ -223,6 +223,7 @@ void set_x(GpuRank<T>& d, const T* x) {
         d.x.upload(x);
 }
 
+// BEGIN EXCERPT transfers
 template <class T>
 void broadcast_x(GpuRank<T>& d) {
     if (d.transfer == Transfer::cuda_aware) {
@@ -240,6 +241,7 @@ void gather_y(GpuRank<T>& d) {
         // TODO: cudaMemcpy d.y into the pinned d.y_host, then MPI_Gatherv of it into rank 0's d.y_all_host
     }
 }
+// END EXCERPT transfers
 
 template <class T>
 void poison_y(GpuRank<T>& d) {

@@ -17,6 +17,7 @@ __device__ T* x_chunk() {
 // at blockIdx.y * span (and, when the grid folds, those gridDim.y spans further on, and so on).
 // x comes through shared memory one chunk of BLOCKSIZE at a time, as in step 05. The loop bounds
 // depend on the block alone, so every thread, rows past m included, meets every barrier.
+// BEGIN EXCERPT partial
 template <class T>
 __device__ T partial_row_sum(const T* A, const T* x, std::int64_t m, std::int64_t n, int worksize_n) {
     T sum = 0;
@@ -39,7 +40,9 @@ __device__ T partial_row_sum(const T* A, const T* x, std::int64_t m, std::int64_
     // END SOLUTION
     return sum;
 }
+// END EXCERPT partial
 
+// BEGIN EXCERPT atomic
 // Sørensen 3.2: every block column adds its part of each row straight into y.
 template <class T>
 __global__ void gemv_threads_per_row_atomic_col_major(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n,
@@ -50,6 +53,7 @@ __global__ void gemv_threads_per_row_atomic_col_major(const T* A, const T* x, T*
     if (row < m) atomicAdd(&y[row], sum);
     // END SOLUTION
 }
+// END EXCERPT atomic
 
 // Two-pass, pass 1 (Bainville's gemv3): block column blockIdx.y stores its parts of the rows in
 // column blockIdx.y of the m x gridDim.y workspace; neighbouring rows are neighbours there.
@@ -63,6 +67,7 @@ __global__ void gemv_threads_per_row_partials_col_major(const T* A, const T* x, 
     // END SOLUTION
 }
 
+// BEGIN EXCERPT second_pass
 // Two-pass, pass 2 (Bainville's reduce_rows): one thread per row adds its partials, always in the
 // same order, so the same inputs give the same y bit for bit on every run.
 template <class T>
@@ -75,6 +80,7 @@ __global__ void gemv_sum_partials(const T* partial, T* y, std::int64_t m, int co
     y[row] = sum;
     // END SOLUTION
 }
+// END EXCERPT second_pass
 
 constexpr int kSumBlock = 256;  // pass 2: one thread per row
 

@@ -17,6 +17,7 @@ __device__ T* x_chunk() {
 // block owns BLOCKSIZE * WORKSIZE_n columns (and those gridDim.y spans further on when the grid
 // folds), taken one BLOCKSIZE chunk of x at a time. The threads past lanes * rows have no row: they
 // only help load x. Loop bounds depend on the block alone, so every thread meets every barrier.
+// BEGIN EXCERPT kernel
 template <class T>
 __global__ void gemv_threads_along_columns(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, int rows,
                                            int lanes, int worksize_n) {
@@ -42,13 +43,16 @@ __global__ void gemv_threads_along_columns(const T* A, const T* x, T* y, std::in
     }
     if (working) atomicAdd(&y[row], sum);  // the other lanes and block columns add to y[row] too
 }
+// END EXCERPT kernel
 
 }  // namespace
 
+// BEGIN EXCERPT lanes
 ColumnLanes gemv_threads_cols_lanes(std::int64_t m, int block_size) {
     const int rows = m < block_size ? static_cast<int>(m) : block_size;
     return {rows, block_size / rows};
 }
+// END EXCERPT lanes
 
 template <class T>
 gemv::Launch gemv_threads_cols_launch(std::int64_t m, std::int64_t n, int block_size, int worksize_n) {

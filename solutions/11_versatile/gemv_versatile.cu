@@ -226,6 +226,7 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
+// BEGIN EXCERPT row_short
 // Row-major rows short enough for one pass of their G <= 32 threads (G*V >= n), the tall shapes:
 // each thread takes U rows, a block's worth of rows apart, and issues all U loads before using
 // any, so that bytes stay in flight where a row alone is one load (Sørensen's WORKSIZE_m).
@@ -258,6 +259,7 @@ __global__ void __launch_bounds__(1024)
         if (g == 0 && row < m) y[row] = acc;
     }
 }
+// END EXCERPT row_short
 
 // The row-major configurations that the short-row kernel serves.
 bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {

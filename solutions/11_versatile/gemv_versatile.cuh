@@ -20,6 +20,7 @@
 // (splits = 1), added atomically into a y zeroed first (splits > 1), or, on Hopper, added inside a
 // thread-block cluster of up to 8 blocks through distributed shared memory (one launch, no zeroing,
 // the same bits on every run).
+// BEGIN EXCERPT config
 struct VersatileConfig {
     int block = 256;          // BLOCKSIZE: threads per block, a multiple of 32
     int vector = 4;           // elements per load: 1, 2, 4 (float) or 1, 2 (double); 16 bytes at most
@@ -29,6 +30,7 @@ struct VersatileConfig {
     bool cluster = false;     // splits > 1: add in a thread-block cluster (one launch) instead of atomicAdd
     std::string describe() const;
 };
+// END EXCERPT config
 
 // Why a configuration cannot run on an m×n problem, or "" when it can: the one check shared by
 // the launcher (which refuses) and the tuner (which skips).

@@ -222,6 +222,7 @@ void set_x(GpuRank<T>& d, const T* x) {
         d.x.upload(x);
 }
 
+// BEGIN EXCERPT transfers
 template <class T>
 void broadcast_x(GpuRank<T>& d) {
     if (d.transfer == Transfer::cuda_aware) {
@@ -252,6 +253,7 @@ void gather_y(GpuRank<T>& d) {
         // END SOLUTION
     }
 }
+// END EXCERPT transfers
 
 template <class T>
 void poison_y(GpuRank<T>& d) {
