@@ -30,13 +30,13 @@ macro(gemv_find_optional_dependencies)
 endmacro()
 
 # gemv_add_step(NUMBER 03 NAME naive [GPU] SOURCES main.cpp KERNELS gemv_naive.cu
-#               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_CUDA] [NEEDS_MPI])
+#               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_MPI] [NO_LADDER])
 #
 # Builds, from steps/NN_name/, the program stepNN_name; from solutions/NN_name/ and
 # exercises/NN_name/, the kernel library of each variant in GEMV_VARIANTS; from tests/, one test
 # program per variant labelled stepNN, solution|exercise and gpu. Registers the step for the ladder.
 function(gemv_add_step)
-  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS;BAD_INPUT_ARGS" ${ARGN})
+  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS" ${ARGN})
   set(step "${S_NUMBER}_${S_NAME}")
   set(program "step${step}")
   if(S_GPU AND NOT GEMV_HAVE_CUDA)
@@ -107,7 +107,7 @@ function(gemv_add_step)
 
   # The contract of every step program: bad input is refused with a message and exit 2, and the
   # default run verifies (or is skipped with 77 where there is no GPU).
-  gemv_add_program_tests(${program} "${labels};${program_variant}" ${S_BAD_INPUT_ARGS})
+  gemv_add_program_tests(${program} "${labels};${program_variant}")
 
   if(NOT S_NO_LADDER)
     set_property(GLOBAL APPEND PROPERTY GEMV_LADDER_STEPS "${S_NUMBER}|${S_NAME}|$<TARGET_FILE:${program}>")
