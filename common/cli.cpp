@@ -39,7 +39,9 @@ const std::string& Options::get(const std::string& name) const {
 
 std::string usage(const StepSpec& spec) {
     std::ostringstream u;
-    u << "usage: step" << spec.number << "_" << spec.name << " [options]\n"
+    // Steps are stepNN_name; a tool that is no step (the ladder) gives its name as its number.
+    const std::string program = spec.number == spec.name ? spec.name : "step" + spec.number + "_" + spec.name;
+    u << "usage: " << program << " [options]\n"
       << "  " << spec.title << "\n\n"
       << "  --m ROWS            rows of A (default " << spec.default_m << ")\n"
       << "  --n COLS            columns of A (default " << spec.default_n << ")\n"

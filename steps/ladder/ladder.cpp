@@ -159,9 +159,9 @@ int main(int argc, char** argv) {
     spec.default_m = spec.default_n = 0;  // from --shape and --size-mib unless given
     spec.default_reps = 0;                // each step's own default unless given
     spec.options = {{"shape", "square 10N x 10N, tall 100N x N, wide N x 100N", "square", {"square", "tall", "wide"}},
-                    {"size-mib", "footprint of A in MiB when --m/--n are not given", "256", {}, 1, 1 << 20}};
-    spec.options.push_back({"steps", "which steps, for example 01,03-06", "all", {}, 0, 0, true});
-    spec.options.push_back({"registry", "the list of built steps", GEMV_LADDER_REGISTRY, {}, 0, 0, true});
+                    {"size-mib", "footprint of A in MiB when --m/--n are not given", "256", {}, 1, 1 << 20},
+                    {"steps", "which steps, for example 01,03-06", "all", {}, 0, 0, true},
+                    {"registry", "the list of built steps", GEMV_LADDER_REGISTRY, {}, 0, 0, true}};
     bool layout_given = false;
     for (int i = 1; i < argc; ++i) layout_given |= std::string(argv[i]).rfind("--layout", 0) == 0;
 
@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
                 throw gemv::UsageError("--steps takes numbers and ranges such as 01,03-06, not '" + steps_list + "'");
         const std::size_t elem = gemv::element_size(o.precision);
         std::int64_t m = o.shape.m, n = o.shape.n;
+        if ((m == 0) != (n == 0)) throw gemv::UsageError("give both --m and --n, or neither (then --shape decides)");
         if (m == 0 || n == 0) {
             const double elems = double(o.get_int("size-mib")) * 1024 * 1024 / double(elem);
             const std::string shape = o.get("shape");
