@@ -30,12 +30,23 @@ std::vector<VersatileConfig> families(gemv::Layout layout, std::int64_t m, std::
                         VersatileConfig c{block, vector, unroll, along, splits};
                         if (versatile_invalid(c, layout, m, n, elem).empty()) {
                             out.push_back(c);
-                            break;  // the widest vector this shape allows
+                            // Column-major: the widest vector m allows. Row-major takes any
+                            // vector on any n (the ends of misaligned rows are masked): all of them.
+                            if (layout == gemv::Layout::col) break;
                         }
                     }
     for (std::int64_t splits : {2, 3, 8}) {  // clusters of blocks adding in shared memory
         VersatileConfig c{256, 1, 4, layout == gemv::Layout::col ? 32 : 64, splits, true};
         if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+    }
+    // Column-major read flat: 16-byte loads whatever m is, on the smallest grid and a larger one.
+    for (int block : {96, 256}) {
+        const int vector = int(16 / elem);
+        const std::int64_t unit = flat_grid_unit(m, block, vector);
+        for (std::int64_t grid : {unit, 7 * unit}) {
+            VersatileConfig c{block, vector, 2, 32, grid, false, true};
+            if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+        }
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;

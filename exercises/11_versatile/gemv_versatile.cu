@@ -2,6 +2,7 @@
 #include <cooperative_groups.h>
 
 #include <climits>
+#include <numeric>
 #include <sstream>
 
 #include "gemv_versatile.cuh"
@@ -49,6 +50,31 @@ __device__ __forceinline__ void load_streaming(const T* p, T (&out)[V]) {
 template <class T, int V>
 __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     unpack<T, V>(__ldg(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
+}
+
+// Row-major A with n not a multiple of V: a row starts off the V-element alignment, so its first
+// and last vectors hold elements of the neighbour rows. Each vector load stays aligned; elements
+// outside the row's slice [lo, hi) of flat indices are not loaded but set to 0.
+template <class T, int V>
+__device__ __forceinline__ void load_masked(const T* A, std::int64_t e, std::int64_t lo, std::int64_t hi, T (&out)[V]) {
+    if (e >= lo && e + V <= hi) {
+        load_streaming<T, V>(A + e, out);
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[k] = e + k >= lo && e + k < hi ? __ldcs(A + e + k) : T(0);
+    }
+}
+
+// x[c .. c+V) beside those elements: one load when the rows are aligned (V divides n), else V
+// scalar loads (x is cached), each inside [0, n).
+template <class T, int V>
+__device__ __forceinline__ void load_x(const T* x, std::int64_t c, std::int64_t n, T (&out)[V]) {
+    if (n % V == 0 && c >= 0 && c + V <= n) {
+        load_cached<T, V>(x + c, out);
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[k] = c + k >= 0 && c + k < n ? __ldg(x + c + k) : T(0);
+    }
 }
 
 // How the blocks that share rows (grid.y > 1) combine their sums.
@@ -141,7 +167,35 @@ __global__ void __launch_bounds__(1024)
     if (combine == kCluster) combine_in_cluster(sums, y, base, count);
 }
 
-// Row-major: G = threads_along threads share a row and stride along it V elements at a time.
+// BEGIN EXCERPT col_flat
+// Column-major A with few rows: its columns lie back to back, so read it as one flat array, V
+// aligned elements a load, whatever m is. The grid's stride S = gridDim.x * blockDim.x * V is a
+// multiple of m: a thread meets the same V rows, (e + k) mod m, at every step and keeps their sums
+// in registers, while its columns, (e + k) / m, move on by S / m.
+template <class T, int V, int U>
+__global__ void __launch_bounds__(1024)
+    gemv_versatile_col_flat(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
+                            std::int64_t n, int, std::int64_t, int) {
+    extern __shared__ __align__(16) unsigned char shared_raw[];
+    T* block_y = reinterpret_cast<T*>(shared_raw);  // the block's sum per row
+    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) block_y[i] = 0;
+    const std::int64_t total = m * n, stride = std::int64_t(gridDim.x) * blockDim.x * V, col_step = stride / m;
+    std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+    std::int64_t col[V];
+    T acc[V] = {};
+    // TODO: walk e, e + S, ...: acc[k] += A[e + k] * x[col[k]], col[k] = (e + k) / m moving by S / m a step
+    __syncthreads();  // block_y is zeroed
+    const std::int64_t first_row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V % m;
+#pragma unroll
+    for (int k = 0; k < V; ++k) atomicAdd(block_y + (first_row + k) % m, acc[k]);
+    __syncthreads();
+    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(y + i, block_y[i]);
+}
+// END EXCERPT col_flat
+
+// Row-major: G = threads_along threads share a row and stride along it V elements at a time. The
+// loads are V-aligned in memory even when V does not divide n; the partial vectors at the ends of
+// a row's slice are masked.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
@@ -152,10 +206,10 @@ __global__ void __launch_bounds__(1024)
     T* partial = sums + (combine == kCluster ? rows : 0);
     const std::int64_t row = std::int64_t(blockIdx.x) * rows + r;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
-    const std::int64_t c_end = min(n, c_begin + cols_per_split);  // a multiple of V
+    const std::int64_t c_end = min(n, c_begin + cols_per_split);
     T acc = 0;
     if (row < m) {
-        // TODO: stride along the row from j = c_begin + g*V by G*V: acc += A[row*n + j + k] * x[j + k]
+        // TODO: stride along the slice from the aligned vector at or before A(row, c_begin), g*V on, by G*V:
     }
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
     for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
@@ -182,33 +236,41 @@ __global__ void __launch_bounds__(1024)
 }
 
 // BEGIN EXCERPT row_short
-// Row-major rows short enough for one pass of their G <= 32 threads (G*V >= n), the tall shapes:
-// each thread takes U rows, a block's worth of rows apart, and issues all U loads before using
-// any, so that bytes stay in flight where a row alone is one load (Sørensen's WORKSIZE_m).
+// Row-major rows short enough for one pass of their G <= 32 threads (the tall shapes): each thread
+// takes U rows, a block's worth of rows apart, and issues all U loads before using any, so that
+// bytes stay in flight where a row alone is one load (Sørensen's WORKSIZE_m). A row that starts off
+// the V-element alignment is read from the aligned vector before it, masked.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row_short(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
                              std::int64_t n, int threads_along, std::int64_t, int) {
     const int G = threads_along, tid = threadIdx.x, g = tid % G, rows = blockDim.x / G;
     const std::int64_t first = std::int64_t(blockIdx.x) * rows * U + tid / G;
-    const std::int64_t j = std::int64_t(g) * V;
-    T xv[V] = {}, v[U][V];
-    if (j < n) load_cached<T, V>(x + j, xv);
+    const bool aligned = n % V == 0;  // then every row needs the same x[g*V .. g*V + V): load it once
+    T v[U][V], xv[U][V], x_same[V];
+    load_x<T, V>(x, std::int64_t(g) * V, n, x_same);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         const std::int64_t row = first + std::int64_t(u) * rows;
-        if (row < m && j < n) {
-            load_streaming<T, V>(A + row * n + j, v[u]);
+        const std::int64_t start = row * n, e = start / V * V + std::int64_t(g) * V;
+        if (row < m) {
+            load_masked<T, V>(A, e, start, start + n, v[u]);
+            if (aligned) {
+#pragma unroll
+                for (int k = 0; k < V; ++k) xv[u][k] = x_same[k];
+            } else {
+                load_x<T, V>(x, e - start, n, xv[u]);
+            }
         } else {
 #pragma unroll
-            for (int k = 0; k < V; ++k) v[u][k] = 0;
+            for (int k = 0; k < V; ++k) v[u][k] = xv[u][k] = 0;
         }
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         T acc = 0;
 #pragma unroll
-        for (int k = 0; k < V; ++k) acc += v[u][k] * xv[k];
+        for (int k = 0; k < V; ++k) acc += v[u][k] * xv[u][k];
         for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
         const std::int64_t row = first + std::int64_t(u) * rows;
         if (g == 0 && row < m) y[row] = acc;
@@ -216,19 +278,22 @@ __global__ void __launch_bounds__(1024)
 }
 // END EXCERPT row_short
 
-// The row-major configurations that the short-row kernel serves.
+// The row-major configurations that the short-row kernel serves: G vectors cover a row from the
+// aligned vector at or before its start (V - 1 elements early at most when V does not divide n).
 bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
+    const std::int64_t reach = n + (n % c.vector ? c.vector - 1 : 0);
     return layout == gemv::Layout::row && c.splits == 1 && c.threads_along <= 32 &&
-           std::int64_t(c.threads_along) * c.vector >= n;
+           std::int64_t(c.threads_along) * c.vector >= reach;
 }
 
 template <class T>
-const void* kernel_for(gemv::Layout layout, int vector, int unroll, bool short_row) {
-#define GEMV_PICK(V, U)                                                                                        \
-    if (vector == V && unroll == U)                                                                            \
-        return layout == gemv::Layout::col ? reinterpret_cast<const void*>(&gemv_versatile_col<T, V, U>)       \
-               : short_row                 ? reinterpret_cast<const void*>(&gemv_versatile_row_short<T, V, U>) \
-                                           : reinterpret_cast<const void*>(&gemv_versatile_row<T, V, U>);
+const void* kernel_for(gemv::Layout layout, int vector, int unroll, bool short_row, bool flat) {
+#define GEMV_PICK(V, U)                                                                                          \
+    if (vector == V && unroll == U)                                                                              \
+        return flat                          ? reinterpret_cast<const void*>(&gemv_versatile_col_flat<T, V, U>)  \
+               : layout == gemv::Layout::col ? reinterpret_cast<const void*>(&gemv_versatile_col<T, V, U>)       \
+               : short_row                   ? reinterpret_cast<const void*>(&gemv_versatile_row_short<T, V, U>) \
+                                             : reinterpret_cast<const void*>(&gemv_versatile_row<T, V, U>);
     GEMV_PICK(1, 1)
     GEMV_PICK(1, 2) GEMV_PICK(1, 4) GEMV_PICK(2, 1) GEMV_PICK(2, 2) GEMV_PICK(2, 4) if constexpr (sizeof(T) == 4) {
         GEMV_PICK(4, 1) GEMV_PICK(4, 2) GEMV_PICK(4, 4)
@@ -247,10 +312,14 @@ std::int64_t div_up(std::int64_t a, std::int64_t b) {
 
 }  // namespace
 
+std::int64_t flat_grid_unit(std::int64_t m, int block, int vector) {
+    return m / std::gcd(m, std::int64_t(block) * vector);
+}
+
 std::string VersatileConfig::describe() const {
     std::ostringstream s;
     s << "block " << block << ", vector " << vector << ", unroll " << unroll << ", threads_along " << threads_along
-      << ", splits " << splits << (cluster ? " in a cluster" : "");
+      << ", splits " << splits << (cluster ? " in a cluster" : "") << (flat ? ", flat" : "");
     return s.str();
 }
 
@@ -263,10 +332,21 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if (!(c.unroll == 1 || c.unroll == 2 || c.unroll == 4)) return "unroll must be 1, 2 or 4";
     if (!power_of_two(c.threads_along) || c.block % c.threads_along)
         return "threads_along must be a power of two that divides block";
-    const std::int64_t along = layout == gemv::Layout::col ? m : n;
-    if (along % c.vector) return "vector must divide " + std::string(layout == gemv::Layout::col ? "m" : "n");
-    if (c.splits < 1 || c.splits > 65535 || c.splits > n) return "splits must be from 1 to min(n, 65535)";
+    // Column-major loads V rows of one column: V must divide m (flat reads A as one array). Row-major
+    // loads stay aligned by masking the ends of each row, so any n will do.
+    if (layout == gemv::Layout::col && !c.flat && m % c.vector) return "vector must divide m";
+    if (c.splits < 1 || (!c.flat && (c.splits > 65535 || c.splits > n)))
+        return "splits must be from 1 to min(n, 65535)";
     if (c.cluster && (c.splits < 2 || c.splits > 8)) return "a cluster combines 2 to 8 splits";
+    if (c.flat) {
+        if (layout != gemv::Layout::col) return "flat is for column-major A";
+        if (m > kFlatMaxRows) return "flat takes at most " + std::to_string(kFlatMaxRows) + " rows";
+        if (c.cluster) return "flat adds its blocks' sums with atomics, not in a cluster";
+        if (c.splits > INT_MAX || c.splits % flat_grid_unit(m, c.block, c.vector))
+            return "flat needs a grid of a multiple of " + std::to_string(flat_grid_unit(m, c.block, c.vector)) +
+                   " blocks (block * vector * blocks a multiple of m)";
+        return "";
+    }
     const std::int64_t rows_per_block =
         layout == gemv::Layout::col ? std::int64_t(c.threads_along) * c.vector : c.block / c.threads_along;
     if (div_up(m, rows_per_block) > INT_MAX) return "too many blocks along the rows";
@@ -318,8 +398,11 @@ gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std
     gemv::Launch l;
     l.block = dim3(c.block);
     const bool short_row = short_rows(c, layout, n);
-    l.kernel = kernel_for<T>(layout, c.vector, c.unroll, short_row);
-    if (layout == gemv::Layout::col) {
+    l.kernel = kernel_for<T>(layout, c.vector, c.unroll, short_row, c.flat);
+    if (c.flat) {
+        l.grid = dim3(static_cast<unsigned>(c.splits));
+        l.dynamic_shared = std::size_t(m) * sizeof(T);
+    } else if (layout == gemv::Layout::col) {
         const int Tr = c.threads_along;
         l.grid = dim3(static_cast<unsigned>(div_up(m, std::int64_t(Tr) * c.vector)), static_cast<unsigned>(c.splits));
         const int groups = Tr < 32 ? c.block / 32 : c.block / Tr;
@@ -339,7 +422,7 @@ void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n
                     const VersatileConfig& c, const gemv::Launch& l, cudaStream_t stream) {
     // Columns per split: a multiple of the vector so that every slice starts aligned.
     const std::int64_t per = div_up(div_up(n, c.splits), c.vector) * c.vector;
-    const int combine = c.splits == 1 ? kStore : c.cluster ? kCluster : kAtomic;
+    const int combine = c.flat ? kAtomic : c.splits == 1 ? kStore : c.cluster ? kCluster : kAtomic;
     if (combine == kAtomic) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(m) * sizeof(T), stream));
     void* args[] = {&A,
                     &x,
@@ -369,9 +452,12 @@ void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n
 gemv::Traffic versatile_traffic(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
     const double mn = double(m) * double(n);
     // x: column-major, every row group of V rows loads x[j] once; row-major, x is loaded beside A.
-    const double x_loads = layout == gemv::Layout::col ? double(div_up(m, c.vector)) * double(n) : mn;
-    // Atomics: zeroing y, then a read-modify-write per split; a cluster adds in shared memory.
-    const double y_accesses = c.splits > 1 && !c.cluster ? double(m) * (1 + 2.0 * double(c.splits)) : double(m);
+    // Flat: one x load per element.
+    const double x_loads = layout == gemv::Layout::col && !c.flat ? double(div_up(m, c.vector)) * double(n) : mn;
+    // Atomics: zeroing y, then a read-modify-write per split (flat: per block); a cluster adds in
+    // shared memory.
+    const double y_accesses =
+        (c.splits > 1 && !c.cluster) || c.flat ? double(m) * (1 + 2.0 * double(c.splits)) : double(m);
     return {mn, x_loads, y_accesses};
 }
 

@@ -21,6 +21,8 @@
 // (splits = 1), added atomically into a y zeroed first (splits > 1), or, on Hopper, added inside a
 // thread-block cluster of up to 8 blocks through distributed shared memory (one launch, no zeroing,
 // the same bits on every run).
+// Column-major with few rows, flat: the columns lie back to back, so A is read as one array with
+// aligned 16-byte loads whatever m is, and every thread keeps the sums of the same V rows.
 // BEGIN EXCERPT config
 struct VersatileConfig {
     int block = 256;          // BLOCKSIZE: threads per block, a multiple of 32
@@ -29,6 +31,7 @@ struct VersatileConfig {
     int threads_along = 256;  // col: threads along the rows of a block; row: threads sharing a row
     std::int64_t splits = 1;  // blocks sharing each row's sum (grid.y)
     bool cluster = false;     // splits > 1: add in a thread-block cluster (one launch) instead of atomicAdd
+    bool flat = false;        // column-major, m <= 4096: read A as one flat array; splits = blocks in the grid
     std::string describe() const;
 };
 // END EXCERPT config
@@ -37,6 +40,10 @@ struct VersatileConfig {
 // the launcher (which refuses) and the tuner (which skips).
 std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n,
                               std::size_t elem_size);
+
+// Flat mode: the grid must be a multiple of this many blocks, so that its stride covers whole columns.
+std::int64_t flat_grid_unit(std::int64_t m, int block, int vector);
+constexpr std::int64_t kFlatMaxRows = 4096;  // the block's row sums live in shared memory
 
 // A configuration that is valid for any shape (the fallback when there is no tuning table).
 VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,

@@ -72,6 +72,7 @@ TuningTable load_tuning_table(const std::string& path) {
         p.config.threads_along = static_cast<int>(e.num("threads_along"));
         p.config.splits = static_cast<std::int64_t>(e.num("splits"));
         p.config.cluster = e.has("cluster") && e.num("cluster") != 0;
+        p.config.flat = e.has("flat") && e.num("flat") != 0;
         p.gbps = e.has("gbps") ? e.num("gbps") : 0;
         const std::string why = versatile_invalid(p.config, layout, p.m, p.n, elem);
         if (!why.empty())
@@ -96,8 +97,8 @@ void save_tuning_table(const TuningTable& t, const std::string& path) {
         out << "    {\"m\": " << p.m << ", \"n\": " << p.n << ", \"block\": " << p.config.block
             << ", \"vector\": " << p.config.vector << ", \"unroll\": " << p.config.unroll
             << ", \"threads_along\": " << p.config.threads_along << ", \"splits\": " << p.config.splits
-            << ", \"cluster\": " << int(p.config.cluster) << ", \"gbps\": " << p.gbps << "}"
-            << (i + 1 < t.points.size() ? "," : "") << "\n";
+            << ", \"cluster\": " << int(p.config.cluster) << ", \"flat\": " << int(p.config.flat)
+            << ", \"gbps\": " << p.gbps << "}" << (i + 1 < t.points.size() ? "," : "") << "\n";
     }
     out << "  ]\n}\n";
 }
@@ -128,31 +129,45 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
     if (t.device != device || t.precision != gemv::to_string(precision) || t.layout != gemv::to_string(layout))
         return fallback("the table " + table_path + " is for " + t.device + ", " + t.precision + ", " + t.layout +
                         ", not this device and problem");
-    // Nearest point of this shape's vector class (tables from before classes: any point).
-    const int vector = widest_vector(layout, m, n, elem);
+    // Nearest point of this shape's alignment class: the widest vector that divides the dimension
+    // along the loads (a table without this class: any point).
+    const int vector_class = widest_vector(layout, m, n, elem);
+    const auto class_of = [&](const TunedPoint& p) { return widest_vector(layout, p.m, p.n, elem); };
     bool classed = false;
-    for (const auto& p : t.points) classed |= p.config.vector == vector;
+    for (const auto& p : t.points) classed |= class_of(p) == vector_class;
     const TunedPoint* best = nullptr;
     double best_d = 0;
     for (const auto& p : t.points) {
-        if (classed && p.config.vector != vector) continue;
+        if (classed && class_of(p) != vector_class) continue;
         const double dm = std::log(double(p.m) / double(m)), dn = std::log(double(p.n) / double(n));
         const double d = dm * dm + dn * dn;
         if (!best || d < best_d) best = &p, best_d = d;
     }
-    // Keep the bytes a row group covers per pass (threads_along * vector) as tuned when the vector
-    // width has to change (only for a table without this class).
     VersatileConfig c = best->config;
-    const std::int64_t threads = std::int64_t(c.threads_along) * c.vector / vector;
-    c.threads_along = static_cast<int>(std::clamp<std::int64_t>(threads, 1, c.block));
-    c.vector = vector;
+    // Column-major loads need a vector that divides m; where the tuned one does not (only for a
+    // table without this class), narrow it and keep the bytes a row group covers per pass.
+    if (c.flat && m <= kFlatMaxRows) {
+        // Flat: the tuned grid, rounded to a multiple of the unit this m needs.
+        const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);
+        c.splits = std::max<std::int64_t>(1, (c.splits + unit / 2) / unit) * unit;
+    } else if (c.flat) {  // too many rows to read flat: the per-row-group kernel, one block a row group
+        c.flat = false;
+        c.threads_along = c.block;
+        c.splits = 1;
+    }
+    if (layout == gemv::Layout::col && !c.flat && m % c.vector) {
+        const int vector = std::min(c.vector, vector_class);
+        const std::int64_t threads = std::int64_t(c.threads_along) * c.vector / vector;
+        c.threads_along = static_cast<int>(std::clamp<std::int64_t>(threads, 1, c.block));
+        c.vector = vector;
+    }
     // Never more threads along a row group than it takes to cover it once: a configuration tuned
     // at n = 12 would leave three of every four threads idle at n = 4.
     const std::int64_t along = layout == gemv::Layout::col ? m : n;
     std::int64_t cover = 1;
-    while (cover * vector < along) cover *= 2;
-    c.threads_along = static_cast<int>(std::min<std::int64_t>(c.threads_along, cover));
-    if (c.splits > n) c.splits = n;
+    while (cover * c.vector < along) cover *= 2;
+    if (!c.flat) c.threads_along = static_cast<int>(std::min<std::int64_t>(c.threads_along, cover));
+    if (!c.flat && c.splits > n) c.splits = n;
     const std::string why = versatile_invalid(c, layout, m, n, elem);
     if (!why.empty())
         return fallback("the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" +

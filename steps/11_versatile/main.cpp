@@ -30,6 +30,7 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     take("unroll", c.unroll);
     take("threads-along", c.threads_along);
     take("splits", c.splits);
+    take("flat", c.flat);
     if (forced) choice.source = "given on the command line";
     const gemv::Launch launch = versatile_launch<T>(c, layout, m, n);  // refuses an invalid configuration
     const std::string how = forced ? "given" : choice.source.rfind("tuned", 0) == 0 ? "tuned" : "heuristic";
@@ -52,6 +53,12 @@ int main(int argc, char** argv) {
                     {"vector", "elements per load, 1, 2 or 4 (0: from the table)", "0", {}, 0, 4},
                     {"unroll", "loads in flight per thread, 1, 2 or 4 (0: from the table)", "0", {}, 0, 4},
                     {"threads-along", "threads along a row group (0: from the table)", "0", {}, 0, 1024},
-                    {"splits", "blocks sharing a row, atomics when > 1 (0: from the table)", "0", {}, 0, 65535}};
+                    {"splits",
+                     "blocks sharing a row, atomics when > 1; flat: blocks in the grid (0: from the table)",
+                     "0",
+                     {},
+                     0,
+                     65535},
+                    {"flat", "1: read column-major A as one flat array (0: from the table)", "0", {}, 0, 1}};
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }

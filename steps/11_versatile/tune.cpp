@@ -35,7 +35,7 @@ int tune(const gemv::Options& o) {
         std::ifstream in(partial);
         TunedPoint p;
         while (in >> p.m >> p.n >> p.config.block >> p.config.vector >> p.config.unroll >> p.config.threads_along >>
-               p.config.splits >> p.config.cluster >> p.gbps)
+               p.config.splits >> p.config.cluster >> p.config.flat >> p.gbps)
             done[{p.m, p.n}] = p;
     }
     std::vector<std::pair<std::int64_t, std::int64_t>> points;
@@ -68,7 +68,7 @@ int tune(const gemv::Options& o) {
             done[{m, n}] = {m, n, best.config, gbps};
             const VersatileConfig& c = best.config;
             log << m << " " << n << " " << c.block << " " << c.vector << " " << c.unroll << " " << c.threads_along
-                << " " << c.splits << " " << c.cluster << " " << gbps << std::endl;
+                << " " << c.splits << " " << c.cluster << " " << c.flat << " " << gbps << std::endl;
         }
         work_done += double(m) * double(n);
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
