@@ -236,41 +236,33 @@ __global__ void __launch_bounds__(1024)
 }
 
 // BEGIN EXCERPT row_short
-// Row-major rows short enough for one pass of their G <= 32 threads (the tall shapes): each thread
-// takes U rows, a block's worth of rows apart, and issues all U loads before using any, so that
-// bytes stay in flight where a row alone is one load (Sørensen's WORKSIZE_m). A row that starts off
-// the V-element alignment is read from the aligned vector before it, masked.
+// Row-major rows short enough for one pass of their G <= 32 threads (G*V >= n), the tall shapes:
+// each thread takes U rows, a block's worth of rows apart, and issues all U loads before using
+// any, so that bytes stay in flight where a row alone is one load (Sørensen's WORKSIZE_m).
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row_short(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
                              std::int64_t n, int threads_along, std::int64_t, int) {
     const int G = threads_along, tid = threadIdx.x, g = tid % G, rows = blockDim.x / G;
     const std::int64_t first = std::int64_t(blockIdx.x) * rows * U + tid / G;
-    const bool aligned = n % V == 0;  // then every row needs the same x[g*V .. g*V + V): load it once
-    T v[U][V], xv[U][V], x_same[V];
-    load_x<T, V>(x, std::int64_t(g) * V, n, x_same);
+    const std::int64_t j = std::int64_t(g) * V;
+    T xv[V] = {}, v[U][V];
+    if (j < n) load_cached<T, V>(x + j, xv);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         const std::int64_t row = first + std::int64_t(u) * rows;
-        const std::int64_t start = row * n, e = start / V * V + std::int64_t(g) * V;
-        if (row < m) {
-            load_masked<T, V>(A, e, start, start + n, v[u]);
-            if (aligned) {
-#pragma unroll
-                for (int k = 0; k < V; ++k) xv[u][k] = x_same[k];
-            } else {
-                load_x<T, V>(x, e - start, n, xv[u]);
-            }
+        if (row < m && j < n) {
+            load_streaming<T, V>(A + row * n + j, v[u]);
         } else {
 #pragma unroll
-            for (int k = 0; k < V; ++k) v[u][k] = xv[u][k] = 0;
+            for (int k = 0; k < V; ++k) v[u][k] = 0;
         }
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         T acc = 0;
 #pragma unroll
-        for (int k = 0; k < V; ++k) acc += v[u][k] * xv[u][k];
+        for (int k = 0; k < V; ++k) acc += v[u][k] * xv[k];
         for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
         const std::int64_t row = first + std::int64_t(u) * rows;
         if (g == 0 && row < m) y[row] = acc;
@@ -278,12 +270,11 @@ __global__ void __launch_bounds__(1024)
 }
 // END EXCERPT row_short
 
-// The row-major configurations that the short-row kernel serves: G vectors cover a row from the
-// aligned vector at or before its start (V - 1 elements early at most when V does not divide n).
+// The row-major configurations that the short-row kernel serves: aligned rows (V divides n) that
+// G*V elements cover.
 bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
-    const std::int64_t reach = n + (n % c.vector ? c.vector - 1 : 0);
-    return layout == gemv::Layout::row && c.splits == 1 && c.threads_along <= 32 &&
-           std::int64_t(c.threads_along) * c.vector >= reach;
+    return layout == gemv::Layout::row && c.splits == 1 && c.threads_along <= 32 && n % c.vector == 0 &&
+           std::int64_t(c.threads_along) * c.vector >= n;
 }
 
 template <class T>
