@@ -30,7 +30,10 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     take("unroll", c.unroll);
     take("threads-along", c.threads_along);
     take("splits", c.splits);
-    take("flat", c.flat);
+    if (const std::int64_t flat = o.get_int("flat"); flat >= 0) {
+        c.flat = flat == 1;
+        forced = true;
+    }
     if (forced) choice.source = "given on the command line";
     const gemv::Launch launch = versatile_launch<T>(c, layout, m, n);  // refuses an invalid configuration
     const std::string how = forced ? "given" : choice.source.rfind("tuned", 0) == 0 ? "tuned" : "heuristic";
@@ -48,17 +51,18 @@ int main(int argc, char** argv) {
     spec.title = "the versatile kernel, configured from this device's tuning table";
     spec.gpu = true;
     spec.layouts = {gemv::Layout::col, gemv::Layout::row};
-    spec.options = {{"table", "tuning table (default: this device's committed table)", "auto", {}, 0, 0, true},
-                    {"block", "BLOCKSIZE, threads per block (0: from the table)", "0", {}, 0, 1024},
-                    {"vector", "elements per load, 1, 2 or 4 (0: from the table)", "0", {}, 0, 4},
-                    {"unroll", "loads in flight per thread, 1, 2 or 4 (0: from the table)", "0", {}, 0, 4},
-                    {"threads-along", "threads along a row group (0: from the table)", "0", {}, 0, 1024},
-                    {"splits",
-                     "blocks sharing a row, atomics when > 1; flat: blocks in the grid (0: from the table)",
-                     "0",
-                     {},
-                     0,
-                     65535},
-                    {"flat", "1: read column-major A as one flat array (0: from the table)", "0", {}, 0, 1}};
+    spec.options = {
+        {"table", "tuning table (default: this device's committed table)", "auto", {}, 0, 0, true},
+        {"block", "BLOCKSIZE, threads per block (0: from the table)", "0", {}, 0, 1024},
+        {"vector", "elements per load, 1, 2 or 4 (0: from the table)", "0", {}, 0, 4},
+        {"unroll", "loads in flight per thread, 1, 2 or 4 (0: from the table)", "0", {}, 0, 4},
+        {"threads-along", "threads along a row group (0: from the table)", "0", {}, 0, 1024},
+        {"splits",
+         "blocks sharing a row, atomics when > 1; flat: blocks in the grid (0: from the table)",
+         "0",
+         {},
+         0,
+         65535},
+        {"flat", "1: read column-major A as one flat array, 0: do not (-1: from the table)", "-1", {}, -1, 1}};
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }
