@@ -52,28 +52,26 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     unpack<T, V>(__ldg(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
 }
 
-// Row-major A with n not a multiple of V: a row starts off the V-element alignment, so its first
-// and last vectors hold elements of the neighbour rows. Each vector load stays aligned; elements
-// outside the row's slice [lo, hi) of flat indices are not loaded but set to 0.
+// x[c .. c+V) beside V elements of a row-major A: one load when the rows are aligned (V divides
+// n), else V scalar loads (x is cached).
 template <class T, int V>
-__device__ __forceinline__ void load_masked(const T* A, std::int64_t e, std::int64_t lo, std::int64_t hi, T (&out)[V]) {
-    if (e >= lo && e + V <= hi) {
-        load_streaming<T, V>(A + e, out);
+__device__ __forceinline__ void load_x(const T* x, bool aligned, T (&out)[V]) {
+    if (aligned) {
+        load_cached<T, V>(x, out);
     } else {
 #pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = e + k >= lo && e + k < hi ? __ldcs(A + e + k) : T(0);
+        for (int k = 0; k < V; ++k) out[k] = __ldg(x + k);
     }
 }
 
-// x[c .. c+V) beside those elements: one load when the rows are aligned (V divides n), else V
-// scalar loads (x is cached), each inside [0, n).
+// V elements from flat index e on, those at or past `end` set to 0 and not loaded.
 template <class T, int V>
-__device__ __forceinline__ void load_x(const T* x, std::int64_t c, std::int64_t n, T (&out)[V]) {
-    if (n % V == 0 && c >= 0 && c + V <= n) {
-        load_cached<T, V>(x + c, out);
+__device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int64_t end, T (&out)[V]) {
+    if (e + V <= end) {
+        load_streaming<T, V>(A + e, out);
     } else {
 #pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = c + k >= 0 && c + k < n ? __ldg(x + c + k) : T(0);
+        for (int k = 0; k < V; ++k) out[k] = e + k < end ? __ldcs(A + e + k) : T(0);
     }
 }
 
@@ -194,8 +192,8 @@ __global__ void __launch_bounds__(1024)
 // END EXCERPT col_flat
 
 // Row-major: G = threads_along threads share a row and stride along it V elements at a time. The
-// loads are V-aligned in memory even when V does not divide n; the partial vectors at the ends of
-// a row's slice are masked.
+// loads are V-aligned in memory even when V does not divide n: then a row's first and last few
+// elements, outside its whole vectors, are loaded one by one.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
@@ -209,7 +207,7 @@ __global__ void __launch_bounds__(1024)
     const std::int64_t c_end = min(n, c_begin + cols_per_split);
     T acc = 0;
     if (row < m) {
-        // TODO: stride along the slice from the aligned vector at or before A(row, c_begin), g*V on, by G*V:
+        // TODO: whole vectors [first, last) of the slice, g*V on by G*V: acc += A[e + k] * x[e + k - row*n];
     }
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
     for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);

@@ -51,28 +51,26 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     unpack<T, V>(__ldg(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
 }
 
-// Row-major A with n not a multiple of V: a row starts off the V-element alignment, so its first
-// and last vectors hold elements of the neighbour rows. Each vector load stays aligned; elements
-// outside the row's slice [lo, hi) of flat indices are not loaded but set to 0.
+// x[c .. c+V) beside V elements of a row-major A: one load when the rows are aligned (V divides
+// n), else V scalar loads (x is cached).
 template <class T, int V>
-__device__ __forceinline__ void load_masked(const T* A, std::int64_t e, std::int64_t lo, std::int64_t hi, T (&out)[V]) {
-    if (e >= lo && e + V <= hi) {
-        load_streaming<T, V>(A + e, out);
+__device__ __forceinline__ void load_x(const T* x, bool aligned, T (&out)[V]) {
+    if (aligned) {
+        load_cached<T, V>(x, out);
     } else {
 #pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = e + k >= lo && e + k < hi ? __ldcs(A + e + k) : T(0);
+        for (int k = 0; k < V; ++k) out[k] = __ldg(x + k);
     }
 }
 
-// x[c .. c+V) beside those elements: one load when the rows are aligned (V divides n), else V
-// scalar loads (x is cached), each inside [0, n).
+// V elements from flat index e on, those at or past `end` set to 0 and not loaded.
 template <class T, int V>
-__device__ __forceinline__ void load_x(const T* x, std::int64_t c, std::int64_t n, T (&out)[V]) {
-    if (n % V == 0 && c >= 0 && c + V <= n) {
-        load_cached<T, V>(x + c, out);
+__device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int64_t end, T (&out)[V]) {
+    if (e + V <= end) {
+        load_streaming<T, V>(A + e, out);
     } else {
 #pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = c + k >= 0 && c + k < n ? __ldg(x + c + k) : T(0);
+        for (int k = 0; k < V; ++k) out[k] = e + k < end ? __ldcs(A + e + k) : T(0);
     }
 }
 
@@ -221,7 +219,7 @@ __global__ void __launch_bounds__(1024)
     }
     for (; e < total; e += stride) {  // fewer than U steps left, the last vector maybe partial
         T v[V];
-        load_masked<T, V>(A, e, 0, total, v);
+        load_until<T, V>(A, e, total, v);
 #pragma unroll
         for (int k = 0; k < V; ++k) {
             if (e + k < total) acc[k] += v[k] * __ldg(x + col[k]);
@@ -239,8 +237,8 @@ __global__ void __launch_bounds__(1024)
 // END EXCERPT col_flat
 
 // Row-major: G = threads_along threads share a row and stride along it V elements at a time. The
-// loads are V-aligned in memory even when V does not divide n; the partial vectors at the ends of
-// a row's slice are masked.
+// loads are V-aligned in memory even when V does not divide n: then a row's first and last few
+// elements, outside its whole vectors, are loaded one by one.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
@@ -254,30 +252,36 @@ __global__ void __launch_bounds__(1024)
     const std::int64_t c_end = min(n, c_begin + cols_per_split);
     T acc = 0;
     if (row < m) {
-        // BEGIN SOLUTION stride along the slice from the aligned vector at or before A(row, c_begin), g*V on, by G*V:
-        // acc += A[e + k] * x[e + k - row*n]
+        // BEGIN SOLUTION whole vectors [first, last) of the slice, g*V on by G*V: acc += A[e + k] * x[e + k - row*n];
+        // then the ends
         const std::int64_t start = row * n, lo = start + c_begin, hi = start + c_end;  // flat indices
+        const std::int64_t first = (lo + V - 1) / V * V, last = hi / V * V;            // the whole vectors
+        const bool x_aligned = n % V == 0;  // else row starts, and so x's pieces, are off the alignment
         const std::int64_t step = std::int64_t(G) * V;
-        std::int64_t e = lo / V * V + std::int64_t(g) * V;
-        for (; e + (U - 1) * step < hi; e += U * step) {
+        std::int64_t e = first + std::int64_t(g) * V;
+        for (; e + (U - 1) * step < last; e += U * step) {
             T v[U][V], xv[U][V];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                load_masked<T, V>(A, e + u * step, lo, hi, v[u]);
-                load_x<T, V>(x, e + u * step - start, n, xv[u]);
+                load_streaming<T, V>(A + e + u * step, v[u]);
+                load_x<T, V>(x + (e + u * step - start), x_aligned, xv[u]);
             }
 #pragma unroll
             for (int u = 0; u < U; ++u)
 #pragma unroll
                 for (int k = 0; k < V; ++k) acc += v[u][k] * xv[u][k];
         }
-        for (; e < hi; e += step) {
+        for (; e < last; e += step) {
             T v[V], xv[V];
-            load_masked<T, V>(A, e, lo, hi, v);
-            load_x<T, V>(x, e - start, n, xv);
+            load_streaming<T, V>(A + e, v);
+            load_x<T, V>(x + (e - start), x_aligned, xv);
 #pragma unroll
             for (int k = 0; k < V; ++k) acc += v[k] * xv[k];
         }
+        // Fewer than V elements before the first whole vector and after the last (none when V
+        // divides n): one scalar load each.
+        for (std::int64_t f = lo + g; f < min(first, hi); f += G) acc += __ldcs(A + f) * __ldg(x + (f - start));
+        for (std::int64_t f = max(first, last) + g; f < hi; f += G) acc += __ldcs(A + f) * __ldg(x + (f - start));
         // END SOLUTION
     }
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
