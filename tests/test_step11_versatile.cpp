@@ -30,9 +30,7 @@ std::vector<VersatileConfig> families(gemv::Layout layout, std::int64_t m, std::
                         VersatileConfig c{block, vector, unroll, along, splits};
                         if (versatile_invalid(c, layout, m, n, elem).empty()) {
                             out.push_back(c);
-                            // Column-major: the widest vector m allows. Row-major takes any
-                            // vector on any n (the ends of misaligned rows are masked): all of them.
-                            if (layout == gemv::Layout::col) break;
+                            break;  // the widest vector this shape allows
                         }
                     }
     for (std::int64_t splits : {2, 3, 8}) {  // clusters of blocks adding in shared memory

@@ -51,18 +51,6 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     unpack<T, V>(__ldg(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
 }
 
-// x[c .. c+V) beside V elements of a row-major A: one load when the rows are aligned (V divides
-// n), else V scalar loads (x is cached).
-template <class T, int V>
-__device__ __forceinline__ void load_x(const T* x, bool aligned, T (&out)[V]) {
-    if (aligned) {
-        load_cached<T, V>(x, out);
-    } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = __ldg(x + k);
-    }
-}
-
 // V elements from flat index e on, those at or past `end` set to 0 and not loaded.
 template <class T, int V>
 __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int64_t end, T (&out)[V]) {
@@ -236,9 +224,7 @@ __global__ void __launch_bounds__(1024)
 }
 // END EXCERPT col_flat
 
-// Row-major: G = threads_along threads share a row and stride along it V elements at a time. The
-// loads are V-aligned in memory even when V does not divide n: then a row's first and last few
-// elements, outside its whole vectors, are loaded one by one.
+// Row-major: G = threads_along threads share a row and stride along it V elements at a time.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
@@ -249,39 +235,32 @@ __global__ void __launch_bounds__(1024)
     T* partial = sums + (combine == kCluster ? rows : 0);
     const std::int64_t row = std::int64_t(blockIdx.x) * rows + r;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
-    const std::int64_t c_end = min(n, c_begin + cols_per_split);
+    const std::int64_t c_end = min(n, c_begin + cols_per_split);  // a multiple of V
     T acc = 0;
     if (row < m) {
-        // BEGIN SOLUTION whole vectors [first, last) of the slice, g*V on by G*V: acc += A[e + k] * x[e + k - row*n];
-        // then the ends
-        const std::int64_t start = row * n, lo = start + c_begin, hi = start + c_end;  // flat indices
-        const std::int64_t first = (lo + V - 1) / V * V, last = hi / V * V;            // the whole vectors
-        const bool x_aligned = n % V == 0;  // else row starts, and so x's pieces, are off the alignment
+        // BEGIN SOLUTION stride along the row from j = c_begin + g*V by G*V: acc += A[row*n + j + k] * x[j + k]
+        const T* a = A + row * n;
         const std::int64_t step = std::int64_t(G) * V;
-        std::int64_t e = first + std::int64_t(g) * V;
-        for (; e + (U - 1) * step < last; e += U * step) {
+        std::int64_t j = c_begin + std::int64_t(g) * V;
+        for (; j + (U - 1) * step < c_end; j += U * step) {
             T v[U][V], xv[U][V];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                load_streaming<T, V>(A + e + u * step, v[u]);
-                load_x<T, V>(x + (e + u * step - start), x_aligned, xv[u]);
+                load_streaming<T, V>(a + j + u * step, v[u]);
+                load_cached<T, V>(x + j + u * step, xv[u]);
             }
 #pragma unroll
             for (int u = 0; u < U; ++u)
 #pragma unroll
                 for (int k = 0; k < V; ++k) acc += v[u][k] * xv[u][k];
         }
-        for (; e < last; e += step) {
+        for (; j < c_end; j += step) {
             T v[V], xv[V];
-            load_streaming<T, V>(A + e, v);
-            load_x<T, V>(x + (e - start), x_aligned, xv);
+            load_streaming<T, V>(a + j, v);
+            load_cached<T, V>(x + j, xv);
 #pragma unroll
             for (int k = 0; k < V; ++k) acc += v[k] * xv[k];
         }
-        // Fewer than V elements before the first whole vector and after the last (none when V
-        // divides n): one scalar load each.
-        for (std::int64_t f = lo + g; f < min(first, hi); f += G) acc += __ldcs(A + f) * __ldg(x + (f - start));
-        for (std::int64_t f = max(first, last) + g; f < hi; f += G) acc += __ldcs(A + f) * __ldg(x + (f - start));
         // END SOLUTION
     }
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
@@ -343,10 +322,9 @@ __global__ void __launch_bounds__(1024)
 }
 // END EXCERPT row_short
 
-// The row-major configurations that the short-row kernel serves: aligned rows (V divides n) that
-// G*V elements cover.
+// The row-major configurations that the short-row kernel serves.
 bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
-    return layout == gemv::Layout::row && c.splits == 1 && c.threads_along <= 32 && n % c.vector == 0 &&
+    return layout == gemv::Layout::row && c.splits == 1 && c.threads_along <= 32 &&
            std::int64_t(c.threads_along) * c.vector >= n;
 }
 
@@ -396,9 +374,10 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if (!(c.unroll == 1 || c.unroll == 2 || c.unroll == 4)) return "unroll must be 1, 2 or 4";
     if (!power_of_two(c.threads_along) || c.block % c.threads_along)
         return "threads_along must be a power of two that divides block";
-    // Column-major loads V rows of one column: V must divide m (flat reads A as one array). Row-major
-    // loads stay aligned by masking the ends of each row, so any n will do.
-    if (layout == gemv::Layout::col && !c.flat && m % c.vector) return "vector must divide m";
+    // Aligned loads: V must divide the dimension along them (flat reads A as one array: any m).
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    if (!c.flat && along % c.vector)
+        return "vector must divide " + std::string(layout == gemv::Layout::col ? "m" : "n");
     if (c.splits < 1 || (!c.flat && (c.splits > 65535 || c.splits > n)))
         return "splits must be from 1 to min(n, 65535)";
     if (c.cluster && (c.splits < 2 || c.splits > 8)) return "a cluster combines 2 to 8 splits";

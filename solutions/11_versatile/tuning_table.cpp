@@ -144,8 +144,6 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
         if (!best || d < best_d) best = &p, best_d = d;
     }
     VersatileConfig c = best->config;
-    // Column-major loads need a vector that divides m; where the tuned one does not (only for a
-    // table without this class), narrow it and keep the bytes a row group covers per pass.
     if (c.flat && m <= kFlatMaxRows) {
         // Flat: the tuned grid, rounded to a multiple of the unit this m needs.
         const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);
@@ -155,7 +153,9 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
         c.threads_along = c.block;
         c.splits = 1;
     }
-    if (layout == gemv::Layout::col && !c.flat && m % c.vector) {
+    // Loads need a vector that divides the dimension along them; where the tuned one does not (only
+    // for a table without this class), narrow it and keep the bytes a row group covers per pass.
+    if (!c.flat && (layout == gemv::Layout::col ? m : n) % c.vector) {
         const int vector = std::min(c.vector, vector_class);
         const std::int64_t threads = std::int64_t(c.threads_along) * c.vector / vector;
         c.threads_along = static_cast<int>(std::clamp<std::int64_t>(threads, 1, c.block));

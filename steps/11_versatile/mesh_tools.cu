@@ -172,12 +172,8 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                                                int sm_count) {
     std::vector<VersatileConfig> out;
     const std::int64_t along = layout == gemv::Layout::col ? m : n;
-    // The widest vector the dimension along the loads allows; row-major also tries 16-byte loads on
-    // rows that start off their alignment (their ends masked).
-    const int aligned = widest_vector(layout, m, n, elem);
-    std::vector<int> vectors = {aligned};
-    if (layout == gemv::Layout::row && aligned * elem < 16) vectors.push_back(int(16 / elem));
-    for (int vector : vectors) {
+    // The widest vector the dimension along the loads allows.
+    for (int vector : {widest_vector(layout, m, n, elem)}) {
         const std::int64_t need = (along + vector - 1) / vector;  // threads that cover a column / a row once
         for (int block : {128, 256, 512}) {
             std::vector<std::int64_t> alongs;
