@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -61,13 +62,18 @@ std::string format_bytes(double bytes) {
     return s.str();
 }
 
-namespace {
-
 std::string fixed(double v, int digits) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(digits) << v;
     return s.str();
 }
+
+std::string occupancy_text(const OccupancyReport& o) {
+    if (!o.valid) return "-";
+    return fixed(100 * o.occupancy, 0) + "% (" + o.limiter + ")";
+}
+
+namespace {
 
 std::string csv_field(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -89,17 +95,12 @@ std::string json_string(const std::string& s) {
     return q + "\"";
 }
 
-std::string occupancy_text(const OccupancyReport& o) {
-    if (!o.valid) return "-";
-    return fixed(100 * o.occupancy, 0) + "% (" + o.limiter + ")";
-}
-
 std::string verified_text(const Result& r) {
     return r.verify_skipped ? "not checked" : r.verified ? "yes" : "NO";
 }
 
 // Every field of a row, in one order, as (name, text, is_number): CSV and JSON share it.
-std::vector<std::tuple<std::string, std::string, bool>> fields(const Metadata& meta, const Result& r) {
+Fields fields(const Metadata& meta, const Result& r) {
     const auto num = [](double v) {
         std::ostringstream s;
         s << std::setprecision(6) << v;
@@ -169,36 +170,36 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
                         fixed(r.pct_ceiling(), 1), fixed(r.gflops(), 1), fixed(r.cgma(), 3), r.launch,
                         occupancy_text(r.occupancy),
                         r.occupancy.valid ? std::to_string(r.occupancy.registers_per_thread) : "-", verified_text(r)});
+    print_columns(out, head, rows, {0, 7, 8});
+}
+
+}  // namespace
+
+void print_columns(std::ostream& out, const std::vector<std::string>& head,
+                   const std::vector<std::vector<std::string>>& rows, const std::vector<std::size_t>& left) {
     std::vector<std::size_t> width(head.size());
     for (std::size_t c = 0; c < head.size(); ++c) {
         width[c] = head[c].size();
         for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
     }
     const auto line = [&](const std::vector<std::string>& cells) {
-        for (std::size_t c = 0; c < cells.size(); ++c)
-            out << (c ? "  " : "") << (c == 0 || c == 7 || c == 8 ? std::left : std::right) << std::setw(int(width[c]))
-                << cells[c];
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
+            out << (c ? "  " : "") << (to_left ? std::left : std::right) << std::setw(int(width[c])) << cells[c];
+        }
         out << std::right << "\n";
     };
     line(head);
     for (const auto& row : rows) line(row);
 }
 
-}  // namespace
-
-void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results) {
-    if (format == Format::table) {
-        print_table(out, meta, results);
-        return;
-    }
+void print_fields(std::ostream& out, Format format, const std::vector<Fields>& rows) {
     if (format == Format::csv) {
-        bool first = true;
-        for (const auto& r : results) {
-            const auto fs = fields(meta, r);
-            if (first) {
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            const Fields& fs = rows[r];
+            if (r == 0) {
                 for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << std::get<0>(fs[i]);
                 out << "\n";
-                first = false;
             }
             for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << csv_field(std::get<1>(fs[i]));
             out << "\n";
@@ -206,17 +207,26 @@ void print_results(std::ostream& out, Format format, const Metadata& meta, const
         return;
     }
     out << "[\n";
-    for (std::size_t k = 0; k < results.size(); ++k) {
-        const auto fs = fields(meta, results[k]);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
         out << "  {";
-        for (std::size_t i = 0; i < fs.size(); ++i) {
-            const std::string& v = std::get<1>(fs[i]);
-            const bool number = std::get<2>(fs[i]) && std::isfinite(std::stod(v));
-            out << (i ? ", " : "") << json_string(std::get<0>(fs[i])) << ": " << (number ? v : json_string(v));
+        for (std::size_t i = 0; i < rows[r].size(); ++i) {
+            const auto& [name, v, is_number] = rows[r][i];
+            const bool number = is_number && !v.empty() && std::isfinite(std::stod(v));
+            out << (i ? ", " : "") << json_string(name) << ": " << (number ? v : json_string(v));
         }
-        out << "}" << (k + 1 < results.size() ? "," : "") << "\n";
+        out << "}" << (r + 1 < rows.size() ? "," : "") << "\n";
     }
     out << "]\n";
+}
+
+void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results) {
+    if (format == Format::table) {
+        print_table(out, meta, results);
+        return;
+    }
+    std::vector<Fields> rows;
+    for (const auto& r : results) rows.push_back(fields(meta, r));
+    print_fields(out, format, rows);
 }
 
 }  // namespace gemv

@@ -65,6 +65,18 @@ struct Result {
 
 void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results);
 
+// The writers behind print_results, for a program whose rows are not GEMV results (step 07).
+// One row as (name, text, is_number) per field, in one order for CSV and JSON.
+using Fields = std::vector<std::tuple<std::string, std::string, bool>>;
+// CSV (the names once, then a line per row) or JSON (an array of objects); not Format::table.
+void print_fields(std::ostream& out, Format format, const std::vector<Fields>& rows);
+// Columns padded to their widest cell, two spaces apart; the columns in `left` are left-aligned.
+void print_columns(std::ostream& out, const std::vector<std::string>& head,
+                   const std::vector<std::vector<std::string>>& rows, const std::vector<std::size_t>& left);
+// "12.3" for fixed(12.345, 1); "75% (registers)" for an occupancy, "-" for none.
+std::string fixed(double v, int digits);
+std::string occupancy_text(const OccupancyReport& o);
+
 // Human-readable sizes for tables: "256.0 MiB".
 std::string format_bytes(double bytes);
 

@@ -56,20 +56,15 @@ void cublas_gemm(cublasHandle_t h, const double* A, const double* B, double* C, 
     GEMV_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n));
 }
 
-std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
-}
+using gemv::fixed;
 
 struct Figures {
     double flops, min_bytes;  // 2·m·n·k; A, B and C once
 };
 
 // Every field of a row as (name, text, is_number), in one order for CSV and JSON.
-std::vector<std::tuple<std::string, std::string, bool>> fields(const gemv::Metadata& meta, const gemv::Options& o,
-                                                               std::int64_t k, const Figures& f,
-                                                               const MatmulResult& r) {
+gemv::Fields fields(const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k, const Figures& f,
+                    const MatmulResult& r) {
     const auto num = [](double v) {
         std::ostringstream s;
         s << std::setprecision(6) << v;
@@ -134,24 +129,11 @@ void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_
                         fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1),
                         fixed(f.flops / seconds / 1e9, 1), fixed(f.min_bytes / seconds / 1e9, 1),
                         r.kernel.accesses > 0 ? fixed(matmul_cgma(m, n, k, r.kernel.accesses), 3) : "-",
-                        r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call",
-                        occ.valid ? fixed(100 * occ.occupancy, 0) + "% (" + occ.limiter + ")" : "-",
+                        r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call", gemv::occupancy_text(occ),
                         occ.valid ? std::to_string(occ.registers_per_thread) : "-",
                         o.verify ? (r.verified ? "yes" : "NO") : "not checked"});
     }
-    std::vector<std::size_t> width(head.size());
-    for (std::size_t c = 0; c < head.size(); ++c) {
-        width[c] = head[c].size();
-        for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
-    }
-    const auto line = [&](const std::vector<std::string>& cells) {
-        for (std::size_t c = 0; c < cells.size(); ++c)
-            std::cout << (c ? "  " : "") << (c == 0 || c == 6 || c == 7 ? std::left : std::right)
-                      << std::setw(int(width[c])) << cells[c];
-        std::cout << std::right << "\n";
-    };
-    line(head);
-    for (const auto& row : rows) line(row);
+    gemv::print_columns(std::cout, head, rows, {0, 6, 7});
     std::cout << "\nGFLOP/s counts 2*m*n*k; GB/s counts A, B and C once; CGMA is multiply-adds per global load or store"
                  " the kernel makes.\n"
               << "The lesson: tiling raises CGMA from 1/2 (mmult1) to TILE/2 (mmult2) because every element loaded"
@@ -161,32 +143,9 @@ void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_
 
 void print_rows(gemv::Format format, const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k,
                 const Figures& f, const std::vector<MatmulResult>& results) {
-    if (format == gemv::Format::csv) {
-        for (std::size_t r = 0; r < results.size(); ++r) {
-            const auto fs = fields(meta, o, k, f, results[r]);
-            if (r == 0) {
-                for (std::size_t i = 0; i < fs.size(); ++i) std::cout << (i ? "," : "") << std::get<0>(fs[i]);
-                std::cout << "\n";
-            }
-            for (std::size_t i = 0; i < fs.size(); ++i) {
-                const std::string& v = std::get<1>(fs[i]);
-                std::cout << (i ? "," : "") << (v.find(',') == std::string::npos ? v : "\"" + v + "\"");
-            }
-            std::cout << "\n";
-        }
-        return;
-    }
-    std::cout << "[\n";
-    for (std::size_t r = 0; r < results.size(); ++r) {
-        const auto fs = fields(meta, o, k, f, results[r]);
-        std::cout << "  {";
-        for (std::size_t i = 0; i < fs.size(); ++i) {
-            const auto& [name, v, number] = fs[i];
-            std::cout << (i ? ", " : "") << "\"" << name << "\": " << (number && !v.empty() ? v : "\"" + v + "\"");
-        }
-        std::cout << "}" << (r + 1 < results.size() ? "," : "") << "\n";
-    }
-    std::cout << "]\n";
+    std::vector<gemv::Fields> rows;
+    for (const auto& r : results) rows.push_back(fields(meta, o, k, f, r));
+    gemv::print_fields(std::cout, format, rows);
 }
 
 template <class T>
