@@ -4,13 +4,12 @@
 
 #include "gemv_shared_x.cuh"
 #include "gpu_step.hpp"
+#include "shared_memory.cuh"
 
-// The block's chunk of x: BLOCKSIZE elements of dynamic shared memory (sized at launch). Declared
-// as bytes because one extern __shared__ array cannot take a different type per instantiation.
+// The block's chunk of x: BLOCKSIZE elements of dynamic shared memory (sized at launch).
 template <class T>
 __device__ T* x_chunk() {
-    extern __shared__ __align__(16) unsigned char gemv_shared_bytes[];
-    return reinterpret_cast<T*>(gemv_shared_bytes);
+    return gemv::dynamic_shared<T>();
 }
 
 // BEGIN EXCERPT kernel

@@ -4,15 +4,9 @@
 
 #include "gemv_threads_cols.cuh"
 #include "gpu_step.hpp"
+#include "shared_memory.cuh"
 
 namespace {
-
-// The block's chunk of x: BLOCKSIZE elements of dynamic shared memory, as in step 05.
-template <class T>
-__device__ T* x_chunk() {
-    extern __shared__ __align__(16) unsigned char gemv_shared_bytes[];
-    return reinterpret_cast<T*>(gemv_shared_bytes);
-}
 
 // Thread t works on row t % rows and, in each chunk of x, on columns lane, lane + lanes, ... The
 // block owns BLOCKSIZE * WORKSIZE_n columns (and those gridDim.y spans further on when the grid
@@ -27,7 +21,7 @@ __global__ void gemv_threads_along_columns(const T* A, const T* x, T* y, std::in
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * rows + t % rows;
     const bool working = lane < lanes && row < m;
     const std::int64_t span = static_cast<std::int64_t>(block_size) * worksize_n;
-    T* chunk = x_chunk<T>();
+    T* chunk = gemv::dynamic_shared<T>();  // the block's chunk of x, as in step 05
     T sum = 0;
     for (std::int64_t first = blockIdx.y * span; first < n; first += gridDim.y * span) {
         const std::int64_t last = min(first + span, n);  // the right-most block column may be partial

@@ -3,15 +3,14 @@
 
 #include "gemv_shared_reduction.cuh"
 #include "gpu_step.hpp"
+#include "shared_memory.cuh"
 
 namespace {
 
-// The block's dynamic shared memory as an array of T (one extern declaration serves float and
-// double).
+// The block's partial sums: dynamic shared memory, sized at launch.
 template <class T>
 __device__ T* shared_partials() {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
-    return reinterpret_cast<T*>(shared_bytes);
+    return gemv::dynamic_shared<T>();
 }
 
 // BEGIN EXCERPT tree_sum

@@ -3,20 +3,15 @@
 
 #include "gemv_threads_per_row.cuh"
 #include "gpu_step.hpp"
+#include "shared_memory.cuh"
 
 namespace {
 
-// The block's chunk of x: BLOCKSIZE elements of dynamic shared memory, as in step 05.
-template <class T>
-__device__ T* x_chunk() {
-    extern __shared__ __align__(16) unsigned char gemv_shared_bytes[];
-    return reinterpret_cast<T*>(gemv_shared_bytes);
-}
-
 // This thread's part of row `row`: the block owns span = BLOCKSIZE * WORKSIZE_n columns starting
 // at blockIdx.y * span (and, when the grid folds, those gridDim.y spans further on, and so on).
-// x comes through shared memory one chunk of BLOCKSIZE at a time, as in step 05. The loop bounds
-// depend on the block alone, so every thread, rows past m included, meets every barrier.
+// x comes through shared memory (gemv::dynamic_shared<T>(), BLOCKSIZE elements) one chunk at a
+// time, as in step 05. The loop bounds depend on the block alone, so every thread, rows past m
+// included, meets every barrier.
 // BEGIN EXCERPT partial
 template <class T>
 __device__ T partial_row_sum(const T* A, const T* x, std::int64_t m, std::int64_t n, int worksize_n) {
@@ -25,7 +20,7 @@ __device__ T partial_row_sum(const T* A, const T* x, std::int64_t m, std::int64_
     const int t = threadIdx.x, block_size = blockDim.x;
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * block_size + t;
     const std::int64_t span = static_cast<std::int64_t>(block_size) * worksize_n;
-    T* chunk = x_chunk<T>();
+    T* chunk = gemv::dynamic_shared<T>();  // the block's chunk of x, as in step 05
     for (std::int64_t first = blockIdx.y * span; first < n; first += gridDim.y * span) {
         const std::int64_t last = min(first + span, n);  // the right-most block column may be partial
         for (std::int64_t base = first; base < last; base += block_size) {

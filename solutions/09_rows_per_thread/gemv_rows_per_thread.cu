@@ -3,15 +3,9 @@
 
 #include "gemv_rows_per_thread.cuh"
 #include "gpu_step.hpp"
+#include "shared_memory.cuh"
 
 namespace {
-
-// The block's chunk of x: BLOCKSIZE elements of dynamic shared memory, as in step 05.
-template <class T>
-__device__ T* x_chunk() {
-    extern __shared__ __align__(16) unsigned char gemv_shared_bytes[];
-    return reinterpret_cast<T*>(gemv_shared_bytes);
-}
 
 // WORKSIZE_m rows per thread: rows first, first + BLOCKSIZE, ..., first + (WORKSIZE_m - 1) * BLOCKSIZE.
 // A compile-time WORKSIZE_m keeps the WORKSIZE_m sums in registers (an array indexed by run-time
@@ -22,7 +16,7 @@ template <class T, int WORKSIZE_m>
 __global__ void gemv_rows_per_thread_col_major(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n) {
     const int t = threadIdx.x, block_size = blockDim.x;
     const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * block_size * WORKSIZE_m + t;
-    T* chunk = x_chunk<T>();
+    T* chunk = gemv::dynamic_shared<T>();  // the block's chunk of x, as in step 05
     T sum[WORKSIZE_m];
 #pragma unroll
     for (int r = 0; r < WORKSIZE_m; ++r) sum[r] = 0;
