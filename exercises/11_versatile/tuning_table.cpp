@@ -32,13 +32,6 @@ std::vector<std::int64_t> mesh_axis(int points, std::int64_t max_dim) {
     return axis;
 }
 
-int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem) {
-    const std::int64_t along = layout == gemv::Layout::col ? m : n;
-    for (int v : {4, 2})
-        if (v * elem <= 16 && along % v == 0) return v;
-    return 1;
-}
-
 std::pair<std::int64_t, std::int64_t> in_vector_class(gemv::Layout layout, std::int64_t m, std::int64_t n, int vector,
                                                       std::size_t elem) {
     std::int64_t& along = layout == gemv::Layout::col ? m : n;

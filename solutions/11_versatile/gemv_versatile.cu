@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "gemv_versatile.cuh"
+#include "shared_memory.cuh"
 
 namespace {
 
@@ -91,9 +92,8 @@ template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_col(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
                        std::int64_t n, int threads_along, std::int64_t cols_per_split, int combine) {
-    extern __shared__ __align__(16) unsigned char shared_raw[];
     const int Tr = threads_along, Tc = blockDim.x / Tr, outs = Tr * V;
-    T* sums = reinterpret_cast<T*>(shared_raw);  // the block's sum per row, for cluster mode
+    T* sums = gemv::dynamic_shared<T>();  // the block's sum per row, for cluster mode
     T* partial = sums + (combine == kCluster ? outs : 0);
     const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
     const std::int64_t row0 = (std::int64_t(blockIdx.x) * Tr + tr) * V;
@@ -184,8 +184,7 @@ template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_col_flat(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
                             std::int64_t n, int, std::int64_t, int) {
-    extern __shared__ __align__(16) unsigned char shared_raw[];
-    T* block_y = reinterpret_cast<T*>(shared_raw);  // the block's sum per row
+    T* block_y = gemv::dynamic_shared<T>();  // the block's sum per row
     for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) block_y[i] = 0;
     const std::int64_t total = m * n, stride = std::int64_t(gridDim.x) * blockDim.x * V, col_step = stride / m;
     std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
@@ -229,9 +228,8 @@ template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
                        std::int64_t n, int threads_along, std::int64_t cols_per_split, int combine) {
-    extern __shared__ __align__(16) unsigned char shared_raw[];
     const int G = threads_along, tid = threadIdx.x, g = tid % G, r = tid / G, rows = blockDim.x / G;
-    T* sums = reinterpret_cast<T*>(shared_raw);  // the block's sum per row, for cluster mode
+    T* sums = gemv::dynamic_shared<T>();  // the block's sum per row, for cluster mode
     T* partial = sums + (combine == kCluster ? rows : 0);
     const std::int64_t row = std::int64_t(blockIdx.x) * rows + r;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
@@ -396,18 +394,20 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     return "";
 }
 
+int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem) {
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    for (int v : {4, 2})
+        if (v * elem <= 16 && along % v == 0) return v;
+    return 1;
+}
+
 VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
                                     int sm_count) {
     VersatileConfig c;
     c.block = 256;
     c.unroll = 4;
     const std::int64_t along = layout == gemv::Layout::col ? m : n;
-    c.vector = 1;
-    for (int v : {4, 2})
-        if (v * elem <= 16 && along % v == 0) {
-            c.vector = v;
-            break;
-        }
+    c.vector = widest_vector(layout, m, n, elem);
     const std::int64_t threads_needed = div_up(along, c.vector);
     std::int64_t along_threads = 1;
     if (layout == gemv::Layout::col) {

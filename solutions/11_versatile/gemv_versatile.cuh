@@ -44,6 +44,9 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
 std::int64_t flat_grid_unit(std::int64_t m, int block, int vector);
 constexpr std::int64_t kFlatMaxRows = 4096;  // the block's row sums live in shared memory
 
+// The widest load (elements, at most 16 bytes) that divides the dimension a layout loads along.
+int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size);
+
 // A configuration that is valid for any shape (the fallback when there is no tuning table).
 VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
                                     int sm_count);

@@ -34,8 +34,6 @@ std::string default_tuning_dir();
 // Sørensen's mesh axis: points values spaced evenly in log from 10 to max_dim.
 std::vector<std::int64_t> mesh_axis(int points, std::int64_t max_dim);
 
-// The widest load (elements, at most 16 bytes) that divides the dimension a layout loads along.
-int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size);
 // The mesh point moved to the nearest shape whose widest vector is exactly `vector`: the tuner
 // tunes each mesh point once per vector class, because an odd n and a multiple of 4 want
 // different configurations, and run time looks up the class of its own shape.

@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "mesh_tools.cuh"
-#include "tuning_table.hpp"
 
 namespace {
 
@@ -173,51 +172,50 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
     std::vector<VersatileConfig> out;
     const std::int64_t along = layout == gemv::Layout::col ? m : n;
     // The widest vector the dimension along the loads allows.
-    for (int vector : {widest_vector(layout, m, n, elem)}) {
-        const std::int64_t need = (along + vector - 1) / vector;  // threads that cover a column / a row once
-        for (int block : {128, 256, 512}) {
-            std::vector<std::int64_t> alongs;
-            if (layout == gemv::Layout::col) {
-                const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least(need));
-                alongs = {p, p / 2, p / 8};
-            } else {  // one vector per thread per row pass, up to eight: a warp's loads stay contiguous
-                const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least((need + 7) / 8));
-                alongs = {p / 4, p, 2 * p, 4 * p, pow2_at_least(need)};
-                for (auto& a : alongs) a = std::min<std::int64_t>(a, block);
-            }
-            std::sort(alongs.begin(), alongs.end());
-            alongs.erase(std::unique(alongs.begin(), alongs.end()), alongs.end());
-            for (std::int64_t ta : alongs) {
-                if (ta < 1 || block % ta) continue;
-                const std::int64_t rows_per_block = layout == gemv::Layout::col ? ta * vector : block / ta;
-                const std::int64_t blocks = (m + rows_per_block - 1) / rows_per_block;
-                const std::int64_t wave = std::int64_t(sm_count) * (2048 / block);
-                // Each thread keeps at least four loads' worth of columns of its slice.
-                const std::int64_t sharing = layout == gemv::Layout::col ? block / ta : ta * vector;
-                const std::int64_t max_splits = std::max<std::int64_t>(1, n / (4 * sharing));
-                std::vector<std::int64_t> splits = {1};
-                for (std::int64_t waves : {1, 4})
-                    splits.push_back(std::min<std::int64_t>(
-                        {std::max<std::int64_t>(1, (waves * wave + blocks - 1) / blocks), max_splits, 65535}));
-                std::sort(splits.begin(), splits.end());
-                splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
-                for (int unroll : {2, 4})
-                    for (std::int64_t s : splits) {
-                        // Too few blocks to fill the GPU when more splits were possible: never faster,
-                        // and on a wide matrix a single block would take seconds.
-                        if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
-                        VersatileConfig c{block, vector, unroll, int(ta), s};
-                        if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-                    }
-                // Clusters of 2, 4 or 8 blocks add their sums in distributed shared memory: one launch
-                // and no zeroing of y, which matters where a launch costs as much as the bytes.
-                for (int unroll : {2, 4})
-                    for (std::int64_t s : {2, 4, 8}) {
-                        if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
-                        VersatileConfig c{block, vector, unroll, int(ta), s, true};
-                        if (s <= max_splits && versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-                    }
-            }
+    const int vector = widest_vector(layout, m, n, elem);
+    const std::int64_t need = (along + vector - 1) / vector;  // threads that cover a column / a row once
+    for (int block : {128, 256, 512}) {
+        std::vector<std::int64_t> alongs;
+        if (layout == gemv::Layout::col) {
+            const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least(need));
+            alongs = {p, p / 2, p / 8};
+        } else {  // one vector per thread per row pass, up to eight: a warp's loads stay contiguous
+            const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least((need + 7) / 8));
+            alongs = {p / 4, p, 2 * p, 4 * p, pow2_at_least(need)};
+            for (auto& a : alongs) a = std::min<std::int64_t>(a, block);
+        }
+        std::sort(alongs.begin(), alongs.end());
+        alongs.erase(std::unique(alongs.begin(), alongs.end()), alongs.end());
+        for (std::int64_t ta : alongs) {
+            if (ta < 1 || block % ta) continue;
+            const std::int64_t rows_per_block = layout == gemv::Layout::col ? ta * vector : block / ta;
+            const std::int64_t blocks = (m + rows_per_block - 1) / rows_per_block;
+            const std::int64_t wave = std::int64_t(sm_count) * (2048 / block);
+            // Each thread keeps at least four loads' worth of columns of its slice.
+            const std::int64_t sharing = layout == gemv::Layout::col ? block / ta : ta * vector;
+            const std::int64_t max_splits = std::max<std::int64_t>(1, n / (4 * sharing));
+            std::vector<std::int64_t> splits = {1};
+            for (std::int64_t waves : {1, 4})
+                splits.push_back(std::min<std::int64_t>(
+                    {std::max<std::int64_t>(1, (waves * wave + blocks - 1) / blocks), max_splits, 65535}));
+            std::sort(splits.begin(), splits.end());
+            splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
+            for (int unroll : {2, 4})
+                for (std::int64_t s : splits) {
+                    // Too few blocks to fill the GPU when more splits were possible: never faster,
+                    // and on a wide matrix a single block would take seconds.
+                    if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
+                    VersatileConfig c{block, vector, unroll, int(ta), s};
+                    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+                }
+            // Clusters of 2, 4 or 8 blocks add their sums in distributed shared memory: one launch
+            // and no zeroing of y, which matters where a launch costs as much as the bytes.
+            for (int unroll : {2, 4})
+                for (std::int64_t s : {2, 4, 8}) {
+                    if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
+                    VersatileConfig c{block, vector, unroll, int(ta), s, true};
+                    if (s <= max_splits && versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+                }
         }
     }
     // Column-major with few rows, flat: 16-byte loads whatever m is, about one or four waves of blocks.
