@@ -38,7 +38,7 @@ TEST_CASE("step 14: rows split into contiguous blocks that differ by one row at 
                            std::int64_t(INT_MAX)}) {
         for (int ranks : {1, 2, 3, 8, 1000}) {
             INFO("m = " << m << ", " << ranks << " ranks");
-            const RankRows b = split_rows_over_ranks(m, ranks);
+            const RowBlocks b = split_rows(m, ranks);
             REQUIRE(b.rows.size() == std::size_t(ranks));
             std::int64_t next = 0;
             for (int r = 0; r < ranks; ++r) {

@@ -9,26 +9,8 @@
 #include "gemv_cpu_openmp.hpp"
 #include "problem.hpp"
 
-RowBlocks split_rows(std::int64_t m, int ranks) {
-    require_mpi_counts(m, 1);
-    RowBlocks b;
-    b.rows.resize(static_cast<std::size_t>(ranks));
-    b.first.resize(static_cast<std::size_t>(ranks));
-    const std::int64_t base = m / ranks, extra = m % ranks;
-    std::int64_t next = 0;
-    for (int r = 0; r < ranks; ++r) {
-        b.rows[r] = static_cast<int>(base + (r < extra ? 1 : 0));
-        b.first[r] = static_cast<int>(next);
-        next += b.rows[r];
-    }
-    return b;
-}
-
 void require_mpi_counts(std::int64_t m, std::int64_t n) {
-    for (const auto& [name, v] : {std::make_pair("--m", m), std::make_pair("--n", n)})
-        if (v > INT32_MAX)
-            throw gemv::UsageError(std::string(name) + " " + std::to_string(v) + ": MPI counts are ints, so step 13 " +
-                                   "takes at most " + std::to_string(INT32_MAX) + " rows and columns");
+    gemv::require_int_counts(m, n, "MPI counts are ints, so step 13");
 }
 
 template <class T>

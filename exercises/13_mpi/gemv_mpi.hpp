@@ -10,27 +10,11 @@
 #include <vector>
 
 #include "host_array.hpp"
+#include "mpi_rows.hpp"
 
-// The MPI type of one element.
-template <class T>
-MPI_Datatype mpi_type();
-template <>
-inline MPI_Datatype mpi_type<float>() {
-    return MPI_FLOAT;
-}
-template <>
-inline MPI_Datatype mpi_type<double>() {
-    return MPI_DOUBLE;
-}
-
-// Rank r owns rows [first[r], first[r] + rows[r]): m/P rows each and one more for the first m%P
-// ranks, so blocks differ by one row at most; ranks past m, when there are more ranks than rows,
-// own none. These are the counts and displacements of MPI_Scatterv and MPI_Gatherv, in rows.
-struct RowBlocks {
-    std::vector<int> rows;
-    std::vector<int> first;
-};
-RowBlocks split_rows(std::int64_t m, int ranks);
+using gemv::mpi_type;
+using gemv::RowBlocks;
+using gemv::split_rows;
 
 // MPI counts are ints: m and n must each fit in one (throws gemv::UsageError otherwise). A row
 // travels as one datatype of n elements, so the elements of a block need not fit.

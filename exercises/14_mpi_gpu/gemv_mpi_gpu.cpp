@@ -23,26 +23,8 @@
 #endif
 #endif
 
-RankRows split_rows_over_ranks(std::int64_t m, int ranks) {
-    require_int_counts(m, 1);
-    RankRows b;
-    b.rows.resize(static_cast<std::size_t>(ranks));
-    b.first.resize(static_cast<std::size_t>(ranks));
-    const std::int64_t base = m / ranks, extra = m % ranks;
-    std::int64_t next = 0;
-    for (int r = 0; r < ranks; ++r) {
-        b.rows[r] = static_cast<int>(base + (r < extra ? 1 : 0));
-        b.first[r] = static_cast<int>(next);
-        next += b.rows[r];
-    }
-    return b;
-}
-
 void require_int_counts(std::int64_t m, std::int64_t n) {
-    for (const auto& [name, v] : {std::make_pair("--m", m), std::make_pair("--n", n)})
-        if (v > INT_MAX)
-            throw gemv::UsageError(std::string(name) + " " + std::to_string(v) + ": MPI counts and cuBLAS sizes are " +
-                                   "ints, so step 14 takes at most " + std::to_string(INT_MAX) + " rows and columns");
+    gemv::require_int_counts(m, n, "MPI counts and cuBLAS sizes are ints, so step 14");
 }
 
 LocalDevice pick_local_device(MPI_Comm comm) {
@@ -161,7 +143,7 @@ GpuRank<T>::GpuRank(MPI_Comm c, const gemv::Shape& s, Transfer t) : comm(c), sha
     int ranks = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
-    blocks = split_rows_over_ranks(s.m, ranks);
+    blocks = split_rows(s.m, ranks);
     const auto rows = static_cast<std::size_t>(my_rows()), n = static_cast<std::size_t>(s.n);
     A = gemv::DeviceArray<T>(rows * n);  // rows * n <= m * n, whose bytes the command line checked
     x = gemv::DeviceArray<T>(n);
@@ -186,7 +168,7 @@ GpuRank<T>::GpuRank(MPI_Comm c, const gemv::Shape& s, Transfer t) : comm(c), sha
 template <class T>
 void distribute_A(const T* A, GpuRank<T>& d) {
     const int m = static_cast<int>(d.shape.m), n = static_cast<int>(d.shape.n), rows = static_cast<int>(d.my_rows());
-    const MPI_Datatype elem = mpi_type_of<T>();
+    const MPI_Datatype elem = mpi_type<T>();
     // One row of A as an MPI datatype, so that counts and displacements are in rows (and a block
     // past 2^31 elements still has an int count). Row-major: n contiguous elements. Column-major:
     // n elements m apart (mine: my_rows() apart), with the extent cut to one element so that the

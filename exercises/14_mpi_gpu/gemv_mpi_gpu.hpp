@@ -16,27 +16,12 @@
 #include <vector>
 
 #include "device.hpp"
+#include "mpi_rows.hpp"
 #include "problem.hpp"
 
-// The MPI type of one element.
-template <class T>
-MPI_Datatype mpi_type_of();
-template <>
-inline MPI_Datatype mpi_type_of<float>() {
-    return MPI_FLOAT;
-}
-template <>
-inline MPI_Datatype mpi_type_of<double>() {
-    return MPI_DOUBLE;
-}
-
-// Rank r owns rows [first[r], first[r] + rows[r]): m/P rows each and one more for the first m%P
-// ranks (step 13's split). Ranks past m own none and still take part in every collective.
-struct RankRows {
-    std::vector<int> rows;
-    std::vector<int> first;
-};
-RankRows split_rows_over_ranks(std::int64_t m, int ranks);
+using gemv::mpi_type;
+using gemv::RowBlocks;
+using gemv::split_rows;  // step 13's split of the rows
 
 // MPI counts, cuBLAS sizes and MPI_Type_vector strides are ints: m and n must each fit in one
 // (throws gemv::UsageError otherwise).
@@ -112,7 +97,7 @@ struct GpuRank {
     int rank = 0;
     gemv::Shape shape;  // the whole problem
     Transfer transfer;
-    RankRows blocks;
+    RowBlocks blocks;
     gemv::DeviceArray<T> A;  // my rows of A on my GPU, in the problem's layout (lda = n row-major, my_rows() col-major)
     gemv::DeviceArray<T> x;  // all of x on my GPU
     gemv::DeviceArray<T> y;  // my rows of y on my GPU

@@ -152,7 +152,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
     gemv::DeviceFacts facts;
     s.every_rank([&] { facts = gemv::query_device(dev.device); });
     const double elem = sizeof(T);
-    const auto rows = static_cast<double>(split_rows_over_ranks(m, s.ranks()).rows[s.rank()]);
+    const auto rows = static_cast<double>(split_rows(m, s.ranks()).rows[s.rank()]);
     double device_bytes = (rows * double(n) + double(n) + rows) * elem;
     double host_bytes = (rows * double(n) + double(n) + rows) * elem;  // the block on its way up, x, y
     if (s.root()) {
