@@ -5,23 +5,9 @@
 #include <algorithm>
 
 #include "gemv_mpi.hpp"
-#include "support.hpp"
+#include "mpi_support.hpp"
 
-namespace {
-
-int world_rank() {
-    int r = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
-
-int world_size() {
-    int s = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &s);
-    return s;
-}
-
-}  // namespace
+using gemv_test::world_rank;
 
 TEST_CASE("step 13: rows split into contiguous blocks that differ by one row at most", "[step13]") {
     for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(7),
@@ -88,19 +74,12 @@ TEMPLATE_TEST_CASE("step 13: both modes and both local kernels compute y = A*x o
                 }
                 gemv::Verification v;
                 if (root) v = gemv::verify(y.data(), ref, d.n);
-                int ok = v.ok ? 1 : 0;
-                MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
                 const std::string what =
                     std::string(mode) + (local == LocalKernel::omp ? ", OpenMP" : ", loop") + ", " +
-                    std::to_string(world_size()) + (world_size() == 1 ? " rank, " : " ranks, ") +
+                    gemv_test::ranks_text() +
                     gemv_test::describe(d, shape.layout, gemv::to_string(gemv::precision_of<TestType>()));
-                if (root) {
-                    INFO("A's rows reach the ranks by scatter_rows, x by broadcast_x, y comes back by gather_rows");
-                    gemv_test::require_verified(v, what);
-                } else {
-                    INFO(what << ": rank 0 found y wrong (its output says how)");
-                    REQUIRE(ok == 1);
-                }
+                gemv_test::require_verified_on_every_rank(
+                    v, what, "A's rows reach the ranks by scatter_rows, x by broadcast_x, y comes back by gather_rows");
             }
         }
     }

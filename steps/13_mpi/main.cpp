@@ -201,14 +201,7 @@ int main(int argc, char** argv) {
          "both",
          {"scatter", "resident", "both"}},
         {"local", "each rank's product: step 01's loop, or step 02's OpenMP loop (hybrid)", "loop", {"loop", "omp"}}};
-    int code = gemv::kExitError;
-    try {
-        code = gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-            return o.precision == gemv::Precision::f32 ? run<float>(o, spec, session) : run<double>(o, spec, session);
-        });
-    } catch (const gemv_mpi::OtherRankFailed&) {
-        code = gemv::kExitError;
-        std::cerr << "error: another rank failed (its message, named by rank, says why)\n";
-    }
-    return session.finish(code);
+    return session.run_step(argc, argv, spec, [&](const gemv::Options& o) {
+        return o.precision == gemv::Precision::f32 ? run<float>(o, spec, session) : run<double>(o, spec, session);
+    });
 }

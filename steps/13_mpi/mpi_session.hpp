@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "cli.hpp"
+
 namespace gemv_mpi {
 
 // Thrown on the ranks that did not fail when another one did: not a std::exception, so it passes
@@ -55,6 +57,19 @@ public:
             std::rethrow_exception(failure);
         }
         if (any) throw OtherRankFailed{};
+    }
+
+    // main's whole body: the harness's run_step on every rank (body takes the parsed options), then
+    // one exit code for all of them. A rank stopped by another's failure says so and exits 1.
+    template <class Body>
+    int run_step(int argc, char** argv, const gemv::StepSpec& spec, Body&& body) {
+        int code = gemv::kExitError;
+        try {
+            code = gemv::run_step(argc, argv, spec, body);
+        } catch (const OtherRankFailed&) {
+            std::cerr << "error: another rank failed (its message, named by rank, says why)\n";
+        }
+        return finish(code);
     }
 
     // The exit code of every rank: the largest any rank ended with. A rank that failed on its own

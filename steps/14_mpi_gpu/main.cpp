@@ -320,14 +320,7 @@ int main(int argc, char** argv) {
          "host",
          {"host", "cuda-aware", "auto"}},
         {"table", "step 11's tuning table; auto: each GPU's committed table", "auto", {}, 0, 0, true}};
-    int code = gemv::kExitError;
-    try {
-        code = gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-            return o.precision == gemv::Precision::f32 ? run<float>(o, spec, session) : run<double>(o, spec, session);
-        });
-    } catch (const gemv_mpi::OtherRankFailed&) {
-        code = gemv::kExitError;
-        std::cerr << "error: another rank failed (its message, named by rank, says why)\n";
-    }
-    return session.finish(code);
+    return session.run_step(argc, argv, spec, [&](const gemv::Options& o) {
+        return o.precision == gemv::Precision::f32 ? run<float>(o, spec, session) : run<double>(o, spec, session);
+    });
 }
