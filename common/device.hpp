@@ -70,6 +70,38 @@ private:
     std::size_t size_ = 0;
 };
 
+// Page-locked host memory: the GPU's DMA engines copy it directly, at full PCIe or NVLink speed;
+// pageable memory would be copied once more through a pinned bounce buffer by the driver.
+template <class T>
+class PinnedArray {
+public:
+    PinnedArray() = default;
+    explicit PinnedArray(std::size_t count) : size_(count) {
+        if (count) GEMV_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+    }
+    ~PinnedArray() {
+        if (data_) cudaFreeHost(data_);
+    }
+    PinnedArray(const PinnedArray&) = delete;
+    PinnedArray& operator=(const PinnedArray&) = delete;
+    PinnedArray(PinnedArray&& o) noexcept : data_(o.data_), size_(o.size_) {
+        o.data_ = nullptr;
+        o.size_ = 0;
+    }
+    PinnedArray& operator=(PinnedArray&& o) noexcept {
+        std::swap(data_, o.data_);
+        std::swap(size_, o.size_);
+        return *this;
+    }
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    std::size_t size() const { return size_; }
+
+private:
+    T* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
 // Median GB/s of a read-only streaming kernel (16-byte loads) over a buffer far larger than L2.
 double measure_read_ceiling(const DeviceFacts& facts, int reps = 10);
 

@@ -113,16 +113,6 @@ Transfer choose_transfer(const std::string& asked, MPI_Comm comm, CudaAwareness*
     return Transfer::host;
 }
 
-template <class T>
-PinnedArray<T>::PinnedArray(std::size_t count) : size_(count) {
-    if (count) GEMV_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-}
-
-template <class T>
-PinnedArray<T>::~PinnedArray() {
-    if (data_) cudaFreeHost(data_);
-}
-
 namespace {
 
 template <class T>
@@ -316,7 +306,6 @@ ProductTimes gemv_mpi_gpu(GpuRank<T>& d, const LocalProduct& local, const Produc
 }
 
 #define GEMV_MPI_GPU_INSTANTIATE(T)                                                                 \
-    template class PinnedArray<T>;                                                                  \
     template struct GpuRank<T>;                                                                     \
     template void distribute_A<T>(const T*, GpuRank<T>&);                                           \
     template void set_x<T>(GpuRank<T>&, const T*);                                                  \

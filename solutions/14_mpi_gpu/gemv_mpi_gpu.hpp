@@ -58,30 +58,7 @@ CudaAwareness query_cuda_awareness();
 // gemv::UsageError on every rank.
 Transfer choose_transfer(const std::string& asked, MPI_Comm comm, CudaAwareness* awareness = nullptr);
 
-// Page-locked host memory: the GPU's DMA engines copy it directly, at full PCIe or NVLink speed;
-// pageable memory would be copied once more through a pinned bounce buffer by the driver.
-template <class T>
-class PinnedArray {
-public:
-    PinnedArray() = default;
-    explicit PinnedArray(std::size_t count);
-    ~PinnedArray();
-    PinnedArray(const PinnedArray&) = delete;
-    PinnedArray& operator=(const PinnedArray&) = delete;
-    PinnedArray(PinnedArray&& o) noexcept { *this = std::move(o); }
-    PinnedArray& operator=(PinnedArray&& o) noexcept {
-        std::swap(data_, o.data_);
-        std::swap(size_, o.size_);
-        return *this;
-    }
-    T* data() { return data_; }
-    const T* data() const { return data_; }
-    std::size_t size() const { return size_; }
-
-private:
-    T* data_ = nullptr;
-    std::size_t size_ = 0;
-};
+using gemv::PinnedArray;  // page-locked host memory (common/device.hpp)
 
 // What one rank holds between products. Building it is local (allocations, no communication), so
 // a failure can be agreed on before any collective. Device buffers start as NaN, so a vector that
