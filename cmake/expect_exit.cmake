@@ -1,15 +1,13 @@
-# ctest helper for checks on a program's exit code and output. Runs COMMAND (comma-separated), or
-# LAUNCH (comma-separated, for example mpiexec and its flags, optional) then PROGRAM with ARGS
-# (comma-separated); requires exit code EXPECT_CODE and output (stdout and stderr, every rank's)
+# ctest helper for checks on a program's exit code and output. Runs COMMAND (comma-separated, for
+# example mpiexec, its flags and the program), or PROGRAM with ARGS (comma-separated); requires exit code EXPECT_CODE and output (stdout and stderr, every rank's)
 # matching EXPECT_REGEX; with ONCE, that regex must match exactly once (rank 0 alone speaks).
 # Exit 77 where it was not expected means no GPU: it prints "skipped: no CUDA device (exit 77)",
 # which a test maps to skipped with SKIP_REGULAR_EXPRESSION.
 if(DEFINED COMMAND)
   string(REPLACE "," ";" command "${COMMAND}")
 else()
-  string(REPLACE "," ";" launch "${LAUNCH}")
   string(REPLACE "," ";" args "${ARGS}")
-  set(command ${launch} "${PROGRAM}" ${args})
+  set(command "${PROGRAM}" ${args})
 endif()
 execute_process(COMMAND ${command} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(REPLACE ";" " " what "${command}")
