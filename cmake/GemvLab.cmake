@@ -30,13 +30,15 @@ macro(gemv_find_optional_dependencies)
 endmacro()
 
 # gemv_add_step(NUMBER 03 NAME naive [GPU] SOURCES main.cpp KERNELS gemv_naive.cu
-#               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_MPI] [NO_LADDER])
+#               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_MPI] [NO_LADDER]
+#               [BAD_ARGS "name|message regex|--option,value" ...])
 #
 # Builds, from steps/NN_name/, the program stepNN_name; from solutions/NN_name/ and
 # exercises/NN_name/, the kernel library of each variant in GEMV_VARIANTS; from tests/, one test
 # program per variant labelled stepNN, solution|exercise and gpu. Registers the step for the ladder.
+# BAD_ARGS: the step's own options out of range, each refused with exit 2 and the message.
 function(gemv_add_step)
-  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS" ${ARGN})
+  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS;BAD_ARGS" ${ARGN})
   set(step "${S_NUMBER}_${S_NAME}")
   set(program "step${step}")
   if(S_GPU AND NOT GEMV_HAVE_CUDA)
@@ -107,7 +109,7 @@ function(gemv_add_step)
 
   # The contract of every step program: bad input is refused with a message and exit 2, and the
   # default run verifies (or is skipped with 77 where there is no GPU).
-  gemv_add_program_tests(${program} "${labels};${program_variant}")
+  gemv_add_program_tests(${program} "${labels};${program_variant}" "${S_BAD_ARGS}")
 
   if(NOT S_NO_LADDER)
     set_property(GLOBAL APPEND PROPERTY GEMV_LADDER_STEPS "${S_NUMBER}|${S_NAME}|$<TARGET_FILE:${program}>")
@@ -115,7 +117,7 @@ function(gemv_add_step)
   set_property(GLOBAL APPEND PROPERTY GEMV_STEP_PROGRAMS ${program})
 endfunction()
 
-function(gemv_add_program_tests program labels)
+function(gemv_add_program_tests program labels bad_args)
   set(check "${PROJECT_SOURCE_DIR}/cmake/expect_exit.cmake")
   set(cases
       "m_zero|2|--m must be between|--m,0"
@@ -127,6 +129,13 @@ function(gemv_add_program_tests program labels)
       "bad_layout|2|--layout is row or col|--layout,diagonal"
       "bytes_overflow|2|overflows 64 bits|--m,4000000000,--n,4000000000,--precision,double"
       "help|0|usage: ${program}|--help")
+  foreach(c IN LISTS bad_args)
+    string(FIND "${c}" "|" bar)  # name|regex|args -> name|2|regex|args
+    string(SUBSTRING "${c}" 0 ${bar} name)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${c}" ${bar} -1 rest)
+    list(APPEND cases "${name}|2|${rest}")
+  endforeach()
   foreach(c IN LISTS cases)
     string(REPLACE "|" ";" parts "${c}")
     list(GET parts 0 name)
