@@ -1,6 +1,7 @@
 # ctest helper for checks on a program's exit code and output. Runs COMMAND (comma-separated, for
 # example mpiexec, its flags and the program), or PROGRAM with ARGS (comma-separated); requires
-# exit code EXPECT_CODE and output (stdout and stderr, every rank's) matching EXPECT_REGEX; with ONCE, that regex must match exactly once (rank 0 alone speaks).
+# exit code EXPECT_CODE and output (stdout and stderr, every rank's) matching EXPECT_REGEX; with
+# ONCE, that regex must match exactly once (rank 0 alone speaks).
 # Exit 77 where it was not expected means no GPU: it prints "skipped: no CUDA device (exit 77)",
 # which a test maps to skipped with SKIP_REGULAR_EXPRESSION.
 if(DEFINED COMMAND)
