@@ -89,18 +89,11 @@ int run_cpu(const Options& o, const StepSpec& spec, const CpuKernels<T>& factory
     bool all_ok = true;
     for (const CpuKernel& k : factory(o, p, y.data())) {
         const auto poison = [&] { std::fill(y.begin(), y.end(), poison_value<T>()); };
-        Result r;
-        r.step = spec.number;
-        r.name = spec.name;
-        r.variant = k.variant;
-        r.shape = o.shape;
-        r.precision = precision_of<T>();
-        r.cold = o.cold;
+        Result r = result_of(spec, o, k.variant);
         r.time = time_cpu(k.run, o.warmup, o.reps, o.cold, poison);
         r.ceiling_gbps = ceiling;
         r.traffic = k.traffic;
         r.launch = k.launch;
-        r.verify_skipped = !o.verify;
         if (o.verify) {
             const Verification v = verify(y.data(), ref, o.shape.n);  // the last timed run's output
             r.verified = v.ok;

@@ -60,13 +60,7 @@ int run_gpu(const Options& o, const StepSpec& spec, const GpuKernels<T>& factory
     std::vector<Result> results;
     bool all_ok = true;
     for (const GpuKernel& k : factory(o, facts, A.data(), x.data(), y.data())) {
-        Result r;
-        r.step = spec.number;
-        r.name = spec.name;
-        r.variant = k.variant;
-        r.shape = o.shape;
-        r.precision = precision_of<T>();
-        r.cold = o.cold;
+        Result r = result_of(spec, o, k.variant);
         r.time = time_gpu(
             facts, k.run, [&](cudaStream_t s) { y.poison(s); }, o.warmup, o.reps, o.cold);
         r.ceiling_gbps = ceiling;
@@ -75,7 +69,6 @@ int run_gpu(const Options& o, const StepSpec& spec, const GpuKernels<T>& factory
         r.launch = k.launch.kernel ? k.launch.describe() : "library call";
         if (!k.note.empty()) r.launch += "; " + k.note;
         r.occupancy = occupancy_of(k.launch, facts);
-        r.verify_skipped = !o.verify;
         if (o.verify) {
             y.download(y_host.data());  // the last timed launch's output, poisoned before it ran
             const Verification v = verify(y_host.data(), ref, o.shape.n);

@@ -62,6 +62,18 @@ std::string format_bytes(double bytes) {
     return s.str();
 }
 
+Result result_of(const StepSpec& spec, const Options& o, const std::string& variant) {
+    Result r;
+    r.step = spec.number;
+    r.name = spec.name;
+    r.variant = variant;
+    r.shape = o.shape;
+    r.precision = o.precision;
+    r.cold = o.cold;
+    r.verify_skipped = !o.verify;
+    return r;
+}
+
 std::string fixed(double v, int digits) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(digits) << v;

@@ -37,6 +37,9 @@ struct OccupancyReport {
     std::string limiter;   // registers, shared memory, threads, blocks per SM
 };
 
+// One output row as (name, text, is_number) per field, in one order for CSV and JSON.
+using Fields = std::vector<std::tuple<std::string, std::string, bool>>;
+
 struct Result {
     std::string step;     // "03"
     std::string name;     // "naive"
@@ -53,7 +56,7 @@ struct Result {
     bool verified = false;
     bool verify_skipped = false;
     // A step's own figures, appended to its CSV and JSON rows: (name, value, is a number).
-    std::vector<std::tuple<std::string, std::string, bool>> extra;
+    Fields extra;
 
     double gbps() const;  // model bytes (A, x, y once) over the median time
     double gflops() const;
@@ -63,11 +66,13 @@ struct Result {
     double intensity() const;
 };
 
+// A result with what every step fills the same way: the step, the variant, the problem and the
+// options it ran with (shape, precision, cache, whether it is verified).
+Result result_of(const StepSpec& spec, const Options& o, const std::string& variant);
+
 void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results);
 
 // The writers behind print_results, for a program whose rows are not GEMV results (step 07).
-// One row as (name, text, is_number) per field, in one order for CSV and JSON.
-using Fields = std::vector<std::tuple<std::string, std::string, bool>>;
 // CSV (the names once, then a line per row) or JSON (an array of objects); not Format::table.
 void print_fields(std::ostream& out, Format format, const std::vector<Fields>& rows);
 // Columns padded to their widest cell, two spaces apart; the columns in `left` are left-aligned.

@@ -153,20 +153,14 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
 
         const Split split{mode, gemv::summarize(compute_ms), gemv::summarize(comm_ms),
                           bytes_between_ranks(d->blocks, n, sizeof(T), scatter)};
-        gemv::Result r;
-        r.step = spec.number;
-        r.name = spec.name;
-        r.variant = scatter ? "scatter A, bcast x, gather y" : "A resident, bcast x, gather y";
-        r.shape = o.shape;
-        r.precision = gemv::precision_of<T>();
-        r.cold = o.cold;
+        gemv::Result r =
+            gemv::result_of(spec, o, scatter ? "scatter A, bcast x, gather y" : "A resident, bcast x, gather y");
         r.time = gemv::summarize(total_ms);
         r.ceiling_gbps = ceiling;                   // of rank 0's node alone
         r.traffic = gemv::traffic_x_per_row(m, n);  // each rank's loop, as in steps 01 and 02
         r.launch = count_of(s.ranks(), "rank") + " x " + count_of(threads, "thread") +
                    (share.nodes > 1 ? ", " + count_of(share.nodes, "node") : "") + ", " + mode;
         r.verified = ok == 1;
-        r.verify_skipped = !o.verify;
         r.extra = {{"mode", mode, false},
                    {"local", o.get("local"), false},
                    {"ranks", std::to_string(s.ranks()), true},

@@ -263,13 +263,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
             gbps_max = any ? std::max(gbps_max, g) : g;
             any = true;
         }
-        gemv::Result r;
-        r.step = spec.number;
-        r.name = spec.name;
-        r.variant = local.name;
-        r.shape = o.shape;
-        r.precision = gemv::precision_of<T>();
-        r.cold = o.cold;
+        gemv::Result r = gemv::result_of(spec, o, local.name);
         r.time = run.total;
         r.ceiling_gbps = ceiling;  // of rank 0's GPU alone
         r.datasheet_gbps = facts.datasheet_gbps();
@@ -279,7 +273,6 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
                    "; rank 0: " + (local.launch.kernel ? local.launch.describe() + "; " : "") + local.note;
         r.occupancy = gemv::occupancy_of(local.launch, facts);  // rank 0's launch
         r.verified = ok == 1;
-        r.verify_skipped = !o.verify;
         r.extra = {{"kernel", to_string(kernel), false},
                    {"transfer", transfer == Transfer::host ? "host" : "cuda-aware", false},
                    {"ranks", std::to_string(s.ranks()), true},
