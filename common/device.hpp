@@ -34,23 +34,36 @@ struct DeviceFacts {
 DeviceFacts query_device(int id = 0);
 std::string version_text(int cuda_version);  // 13000 -> "13.0"
 
-template <class T>
-class DeviceArray {
+// Memory the CUDA runtime hands out, freed when the array goes: on the device (cudaMalloc), or
+// page-locked on the host (cudaMallocHost), which the GPU's DMA engines copy directly at full PCIe
+// or NVLink speed where pageable memory would be copied once more through a bounce buffer.
+enum class CudaMemory { device, pinned_host };
+
+template <class T, CudaMemory Where>
+class CudaArray {
 public:
-    DeviceArray() = default;
-    explicit DeviceArray(std::size_t count) : size_(count) {
-        if (count) GEMV_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+    CudaArray() = default;
+    explicit CudaArray(std::size_t count) : size_(count) {
+        if (!count) return;
+        if constexpr (Where == CudaMemory::device)
+            GEMV_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+        else
+            GEMV_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
     }
-    ~DeviceArray() {
-        if (data_) cudaFree(data_);
+    ~CudaArray() {
+        if (!data_) return;
+        if constexpr (Where == CudaMemory::device)
+            cudaFree(data_);
+        else
+            cudaFreeHost(data_);
     }
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    DeviceArray(DeviceArray&& o) noexcept : data_(o.data_), size_(o.size_) {
+    CudaArray(const CudaArray&) = delete;
+    CudaArray& operator=(const CudaArray&) = delete;
+    CudaArray(CudaArray&& o) noexcept : data_(o.data_), size_(o.size_) {
         o.data_ = nullptr;
         o.size_ = 0;
     }
-    DeviceArray& operator=(DeviceArray&& o) noexcept {
+    CudaArray& operator=(CudaArray&& o) noexcept {
         std::swap(data_, o.data_);
         std::swap(size_, o.size_);
         return *this;
@@ -58,11 +71,12 @@ public:
     T* data() { return data_; }
     const T* data() const { return data_; }
     std::size_t size() const { return size_; }
+    // Device arrays: copies from and to the host, and every byte 0xFF (a quiet NaN in float and in
+    // double).
     void upload(const T* host) { GEMV_CUDA_CHECK(cudaMemcpy(data_, host, size_ * sizeof(T), cudaMemcpyHostToDevice)); }
     void download(T* host) const {
         GEMV_CUDA_CHECK(cudaMemcpy(host, data_, size_ * sizeof(T), cudaMemcpyDeviceToHost));
     }
-    // Every byte 0xFF: a quiet NaN in float and in double.
     void poison(cudaStream_t s = 0) { GEMV_CUDA_CHECK(cudaMemsetAsync(data_, 0xFF, size_ * sizeof(T), s)); }
 
 private:
@@ -70,37 +84,10 @@ private:
     std::size_t size_ = 0;
 };
 
-// Page-locked host memory: the GPU's DMA engines copy it directly, at full PCIe or NVLink speed;
-// pageable memory would be copied once more through a pinned bounce buffer by the driver.
 template <class T>
-class PinnedArray {
-public:
-    PinnedArray() = default;
-    explicit PinnedArray(std::size_t count) : size_(count) {
-        if (count) GEMV_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-    }
-    ~PinnedArray() {
-        if (data_) cudaFreeHost(data_);
-    }
-    PinnedArray(const PinnedArray&) = delete;
-    PinnedArray& operator=(const PinnedArray&) = delete;
-    PinnedArray(PinnedArray&& o) noexcept : data_(o.data_), size_(o.size_) {
-        o.data_ = nullptr;
-        o.size_ = 0;
-    }
-    PinnedArray& operator=(PinnedArray&& o) noexcept {
-        std::swap(data_, o.data_);
-        std::swap(size_, o.size_);
-        return *this;
-    }
-    T* data() { return data_; }
-    const T* data() const { return data_; }
-    std::size_t size() const { return size_; }
-
-private:
-    T* data_ = nullptr;
-    std::size_t size_ = 0;
-};
+using DeviceArray = CudaArray<T, CudaMemory::device>;
+template <class T>
+using PinnedArray = CudaArray<T, CudaMemory::pinned_host>;
 
 // Median GB/s of a read-only streaming kernel (16-byte loads) over a buffer far larger than L2.
 double measure_read_ceiling(const DeviceFacts& facts, int reps = 10);
