@@ -118,10 +118,25 @@ def footprint_text(b):
 
 # ------------------------------------------------------------------------------------- drawing
 
-def new_figure(title):
+def pyplot():
+    """matplotlib's pyplot, drawing to files only (no display needed)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
+
+
+def save_figure(plt, fig, footers, out, top=1.0):
+    """Names every machine (device, date, revision) once under the panels, then writes the PNG."""
+    footers = list(dict.fromkeys(footers))
+    fig.text(0.01, 0.01, "\n".join(f"measured on {f}" for f in footers), fontsize=8.5, color="#444", va="bottom")
+    fig.tight_layout(rect=(0, 0.035 + 0.03 * len(footers), 1, top))
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def new_figure(title):
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 4.6), dpi=120)
     ax.set_title(title, fontsize=13, loc="left")
     ax.grid(True, which="both", alpha=0.3)
@@ -140,11 +155,7 @@ def plain_log_axis(axis):
 def finish(plt, fig, ax, footers, out):
     """Names every machine (device, date, revision) under the axes, then writes the PNG."""
     ax.legend(fontsize=8.5, loc="best", framealpha=0.85)
-    text = "\n".join(f"measured on {f}" for f in footers)
-    fig.text(0.01, 0.01, text, fontsize=8.5, color="#444", va="bottom")
-    fig.tight_layout(rect=(0, 0.035 + 0.03 * len(footers), 1, 1))
-    fig.savefig(out)
-    plt.close(fig)
+    save_figure(plt, fig, footers, out)
 
 
 def series(files):
@@ -233,9 +244,7 @@ def shapes_figure(name, files, out):
 
 def fig4_figure(name, files, out):
     """Sørensen's figure 4: within each panel (one variant) the three shapes should lie together."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     step = name[:2]
     all_series = series(files)
     variants = list(dict.fromkeys(v for _, _, bv in all_series for v in bv))
@@ -275,10 +284,7 @@ def fig4_figure(name, files, out):
         if v % cols == 0:
             ax.set_ylabel("effective GB/s")
         ax.legend(fontsize=7.5)
-    fig.text(0.01, 0.01, "\n".join(f"measured on {f}" for f in footers), fontsize=8.5, color="#444", va="bottom")
-    fig.tight_layout(rect=(0, 0.035 + 0.03 * len(footers), 1, 0.95))
-    fig.savefig(out)
-    plt.close(fig)
+    save_figure(plt, fig, footers, out, top=0.95)
 
 
 def bandwidth_figure(name, files, out):
@@ -338,17 +344,9 @@ def bench_sets(files):
 LAYOUT_WORD = {"col": "column-major", "row": "row-major"}
 
 
-def footer_text(fig, footers, top):
-    footers = list(dict.fromkeys(footers))
-    fig.text(0.01, 0.01, "\n".join(f"measured on {f}" for f in footers), fontsize=8.5, color="#444", va="bottom")
-    return 0.035 + 0.03 * len(footers)
-
-
 def curves_figure(name, files, out):
     """Sørensen's figure 4 for step 11 and cuBLAS: one panel per precision and layout."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     sets = bench_sets(files)
     fig, axes = plt.subplots(1, len(sets), figsize=(11, 4.9), dpi=120, sharey=True, squeeze=False)
     fig.suptitle(f"step {name[:2]} (solid) and cuBLAS (dashed): tall 100N x N, square 10N x 10N, wide N x 100N, "
@@ -380,18 +378,13 @@ def curves_figure(name, files, out):
         if ax is axes[0][0]:
             ax.set_ylabel("effective GB/s")
             ax.legend(fontsize=7.5, ncol=2, loc="lower right")
-    bottom = footer_text(fig, footers, 0)
-    fig.tight_layout(rect=(0, bottom, 1, 0.95))
-    fig.savefig(out)
-    plt.close(fig)
+    save_figure(plt, fig, footers, out, top=0.95)
 
 
 def mesh_figure(name, files, out):
     """Sørensen's figure 5: the mesh as heat maps, cuBLAS, step 11, and step 11's speed-up over it;
     one row of panels per precision and layout."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from matplotlib.colors import LogNorm, Normalize
     import numpy as np
     sets = bench_sets(files)
@@ -437,17 +430,12 @@ def mesh_figure(name, files, out):
             if key == "speedup":
                 slow = np.argwhere(grids[key] < 0.95)
                 ax.scatter(slow[:, 1], slow[:, 0], s=5, color="black")
-    bottom = footer_text(fig, footers, 0)
-    fig.tight_layout(rect=(0, bottom, 1, 0.965))
-    fig.savefig(out)
-    plt.close(fig)
+    save_figure(plt, fig, footers, out, top=0.965)
 
 
 def targets_figure(name, files, out):
     """The target shapes as % of the measured ceiling, step 11 beside cuBLAS, per precision and layout."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     sets = bench_sets(files)
     cols = 2
     rows_n = (len(sets) + cols - 1) // cols
@@ -480,19 +468,14 @@ def targets_figure(name, files, out):
             ax.legend(fontsize=7.5, loc="lower left")
     for k in range(len(sets), rows_n * cols):
         axes[k // cols][k % cols].axis("off")
-    bottom = footer_text(fig, footers, 0)
-    fig.tight_layout(rect=(0, bottom, 1, 0.95))
-    fig.savefig(out)
-    plt.close(fig)
+    save_figure(plt, fig, footers, out, top=0.95)
 
 
 # ------------------------------------------------------------------ MPI: steps 13 and 14
 
 def ranks_figure(name, files, out):
     """Step 13: time per product split into compute and communication, and speed-up, against ranks."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), dpi=120)
     footers = []
     for path in files:
@@ -537,10 +520,7 @@ def ranks_figure(name, files, out):
         right.grid(True, which="both", alpha=0.3)
         right.legend(fontsize=7.5)
         break  # one machine per figure
-    bottom = footer_text(fig, footers, 0)
-    fig.tight_layout(rect=(0, bottom, 1, 0.94))
-    fig.savefig(out)
-    plt.close(fig)
+    save_figure(plt, fig, footers, out, top=0.94)
 
 
 # -------------------------------------------------------------------------------------- tables
