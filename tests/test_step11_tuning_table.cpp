@@ -86,3 +86,24 @@ TEST_CASE("step 11: the mesh axis is logarithmic from 10 and increasing", "[step
     REQUIRE(axis.back() == 100000000);
     for (std::size_t k = 1; k < axis.size(); ++k) REQUIRE(axis[k] > axis[k - 1]);
 }
+
+TEST_CASE("step 11: a flat configuration moves to a shape with a valid grid, or off flat where m is too large",
+          "[step11]") {
+    TuningTable t;
+    t.device = "Test GPU";
+    t.precision = "float";
+    t.layout = "col";
+    // 43 rows read flat on 43 * 25 blocks (block * vector = 1024, so the grid is a multiple of 43).
+    t.points.push_back({43, 1 << 20, {256, 4, 2, 256, 43 * 25, false, true}, 100});
+    const std::string path = "/tmp/gemv_test_flat_table.json";
+    save_tuning_table(t, path);
+    REQUIRE(load_tuning_table(path).points[0].config.flat);
+    for (std::int64_t m : {std::int64_t(41), std::int64_t(45), std::int64_t(64), kFlatMaxRows + 1}) {
+        INFO("m = " << m);
+        const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, m, 1 << 20);
+        REQUIRE(c.config.flat == (m <= kFlatMaxRows));
+        REQUIRE(versatile_invalid(c.config, gemv::Layout::col, m, 1 << 20, 4).empty());
+        REQUIRE(c.source.rfind("tuned", 0) == 0);  // the table's choice, adapted, not the heuristic
+    }
+    std::remove(path.c_str());
+}
