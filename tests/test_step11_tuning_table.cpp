@@ -107,3 +107,40 @@ TEST_CASE("step 11: a flat configuration moves to a shape with a valid grid, or 
     }
     std::remove(path.c_str());
 }
+
+TEST_CASE("step 11: a split configuration moved to another m keeps whole waves of blocks", "[step11]") {
+    TuningTable t;
+    t.device = "Test GPU";
+    t.precision = "double";
+    t.layout = "row";
+    // 20 rows, four to a block (5 row blocks), split 1690 ways: 8450 blocks, 4.0 waves of 132 * 16.
+    const std::int64_t n = 12996488;
+    t.points.push_back({20, n, {128, 2, 2, 32, 1690}, 100});
+    const std::string path = "/tmp/gemv_test_wave_table.json";
+    save_tuning_table(t, path);
+    const std::int64_t wave = blocks_per_wave(132, 128);
+    for (std::int64_t m : {std::int64_t(4), std::int64_t(12), std::int64_t(16), std::int64_t(20), std::int64_t(64)}) {
+        INFO("m = " << m);
+        const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f64, m, n);
+        REQUIRE(versatile_invalid(c.config, gemv::Layout::row, m, n, 8).empty());
+        const std::int64_t rows = versatile_row_blocks(c.config, gemv::Layout::row, m, n);
+        const std::int64_t blocks = rows * c.config.splits;
+        if (m == 20) {
+            REQUIRE(c.config.splits == 1690);  // the tuned point itself runs as tuned
+        } else {
+            REQUIRE(blocks <= 4 * wave);        // no fifth, partial wave
+            REQUIRE(blocks > 4 * wave - rows);  // and the fourth one full
+        }
+    }
+    std::remove(path.c_str());
+
+    // Flat: 10 rows on 4225 blocks of 256 (4 waves and one block); at 4 rows, 4 whole waves.
+    t.precision = "double";
+    t.layout = "col";
+    t.points = {{10, n, {256, 2, 2, 256, 4225, false, true}, 100}};
+    save_tuning_table(t, path);
+    const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 4, n);
+    REQUIRE(c.config.flat);
+    REQUIRE(c.config.splits == 4 * blocks_per_wave(132, 256));
+    std::remove(path.c_str());
+}

@@ -37,14 +37,21 @@ std::vector<VersatileConfig> families(gemv::Layout layout, std::int64_t m, std::
         VersatileConfig c{256, 1, 4, layout == gemv::Layout::col ? 32 : 64, splits, true};
         if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
     }
-    // Column-major read flat: 16-byte loads whatever m is, on the smallest grid and a larger one.
+    // Read flat, 16-byte loads whatever the shape. Column-major: on the smallest grid and a larger
+    // one. Row-major: a block's rows through shared memory, with 1, 4 or 32 threads a row.
+    const int vector16 = int(16 / elem);
     for (int block : {96, 256}) {
-        const int vector = int(16 / elem);
-        const std::int64_t unit = flat_grid_unit(m, block, vector);
-        for (std::int64_t grid : {unit, 7 * unit}) {
-            VersatileConfig c{block, vector, 2, 32, grid, false, true};
-            if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-        }
+        const std::int64_t unit = flat_grid_unit(m, block, vector16);
+        if (layout == gemv::Layout::col)
+            for (std::int64_t grid : {unit, 7 * unit}) {
+                VersatileConfig c{block, vector16, 2, 32, grid, false, true};
+                if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+            }
+        else
+            for (int along : {1, 4, 32}) {
+                VersatileConfig c{block, vector16, 4, along, 1, false, true};
+                if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+            }
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;
@@ -83,4 +90,12 @@ TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]
     REQUIRE_THROWS_AS(versatile_launch<float>({100, 1, 4, 32, 1}, gemv::Layout::row, 16, 16), gemv::UsageError);
     REQUIRE_THROWS_AS(versatile_launch<float>({256, 1, 4, 48, 1}, gemv::Layout::row, 16, 16), gemv::UsageError);
     REQUIRE_THROWS_AS(versatile_launch<float>({256, 1, 4, 32, 17}, gemv::Layout::row, 16, 16), gemv::UsageError);
+    // Flat row-major: whole rows (no splits), at most a warp a row, the block's rows in 48 KiB.
+    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 1, 2, false, true}, gemv::Layout::row, 16, 43),
+                      gemv::UsageError);
+    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 64, 1, false, true}, gemv::Layout::row, 16, 43),
+                      gemv::UsageError);
+    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 1, 1, false, true}, gemv::Layout::row, 16, 49),
+                      gemv::UsageError);
+    REQUIRE_NOTHROW(versatile_launch<float>({256, 4, 4, 1, 1, false, true}, gemv::Layout::row, 16, 43));
 }

@@ -138,10 +138,24 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
         if (!best || d < best_d) best = &p, best_d = d;
     }
     VersatileConfig c = best->config;
-    if (c.flat && m <= kFlatMaxRows) {
-        // Flat: the tuned grid, rounded to a multiple of the unit this m needs.
+    // The tuned grid held a number of waves of blocks; a shape with another number of row blocks
+    // keeps that number of whole waves (rounded down, so no block runs alone at the end) in
+    // `unit`-sized steps. Tuned at 20 rows and run at 16, the split count alone gave 3.2 waves.
+    const std::int64_t wave = blocks_per_wave(sm_count, c.block);
+    const auto units_keeping_waves = [&](std::int64_t tuned_blocks, std::int64_t unit) {
+        const double waves = double(tuned_blocks) / double(wave);
+        if (waves < 1) return std::max<std::int64_t>(1, std::llround(double(tuned_blocks) / double(unit)));
+        return std::max<std::int64_t>(1, std::llround(waves) * wave / unit);
+    };
+    if (c.flat && layout == gemv::Layout::row) {
+        // Flat row-major: fewer rows a block (more threads a row) until they fit in shared memory;
+        // rows too long for that are read in place by a warp each.
+        while (c.threads_along < 32 && flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.threads_along *= 2;
+        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.flat = false;
+    } else if (c.flat && m <= kFlatMaxRows) {
+        // Flat: the grid is a multiple of the unit this m needs.
         const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);
-        c.splits = std::max<std::int64_t>(1, (c.splits + unit / 2) / unit) * unit;
+        if (m != best->m) c.splits = units_keeping_waves(c.splits, unit) * unit;
     } else if (c.flat) {  // too many rows to read flat: the per-row-group kernel, one block a row group
         c.flat = false;
         c.threads_along = c.block;
@@ -161,6 +175,12 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
     std::int64_t cover = 1;
     while (cover * c.vector < along) cover *= 2;
     if (!c.flat) c.threads_along = static_cast<int>(std::min<std::int64_t>(c.threads_along, cover));
+    if (!c.flat && c.splits > 1 && !c.cluster) {
+        const std::int64_t tuned_rows = versatile_row_blocks(best->config, layout, best->m, best->n);
+        const std::int64_t rows = versatile_row_blocks(c, layout, m, n);
+        if (rows != tuned_rows)
+            c.splits = std::min<std::int64_t>(units_keeping_waves(tuned_rows * c.splits, rows), 65535);
+    }
     if (!c.flat && c.splits > n) c.splits = n;
     const std::string why = versatile_invalid(c, layout, m, n, elem);
     if (!why.empty())

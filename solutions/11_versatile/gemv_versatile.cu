@@ -320,20 +320,60 @@ __global__ void __launch_bounds__(1024)
 }
 // END EXCERPT row_short
 
+// BEGIN EXCERPT row_flat
+// Row-major rows whose length is not a multiple of the vector (n = 43): a row cannot be read with
+// aligned 16-byte loads, but a block's rows lie back to back. Copy them to shared memory as one
+// flat array with aligned loads, then the G <= 32 threads of each row add it up from there.
+template <class T, int V, int U>
+__global__ void __launch_bounds__(1024)
+    gemv_versatile_row_flat(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
+                            std::int64_t n, int threads_along, std::int64_t, int) {
+    using Vec = typename VecOf<T, V>::type;
+    T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned load they start in
+    const int G = threads_along, rows = blockDim.x / G, r = threadIdx.x / G, g = threadIdx.x % G;
+    const std::int64_t row0 = std::int64_t(blockIdx.x) * rows, begin = row0 * n, end = min(m, row0 + rows) * n;
+    const std::int64_t first = begin / V * V, stride = std::int64_t(blockDim.x) * V;
+    std::int64_t e = first + std::int64_t(threadIdx.x) * V;
+    T acc = 0;
+    // BEGIN SOLUTION copy A[first, end) to tile, U aligned loads in flight; then acc = row r of the tile · x
+    for (; e + (U - 1) * stride < end; e += U * stride) {
+        T v[U][V];
+#pragma unroll
+        for (int u = 0; u < U; ++u) load_until<T, V>(A, e + u * stride, end, v[u]);
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            *reinterpret_cast<Vec*>(tile + (e + u * stride - first)) = *reinterpret_cast<Vec*>(v[u]);
+    }
+    for (; e < end; e += stride) {
+        T v[V];
+        load_until<T, V>(A, e, end, v);
+        *reinterpret_cast<Vec*>(tile + (e - first)) = *reinterpret_cast<Vec*>(v);
+    }
+    __syncthreads();
+    const T* a = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
+    if (row0 + r < m)
+        for (std::int64_t j = g; j < n; j += G) acc += a[j] * __ldg(x + j);
+    // END SOLUTION
+    for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+    if (g == 0 && row0 + r < m) y[row0 + r] = acc;
+}
+// END EXCERPT row_flat
+
 // The row-major configurations that the short-row kernel serves.
 bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
-    return layout == gemv::Layout::row && c.splits == 1 && c.threads_along <= 32 &&
+    return layout == gemv::Layout::row && !c.flat && c.splits == 1 && c.threads_along <= 32 &&
            std::int64_t(c.threads_along) * c.vector >= n;
 }
 
 template <class T>
 const void* kernel_for(gemv::Layout layout, int vector, int unroll, bool short_row, bool flat) {
-#define GEMV_PICK(V, U)                                                                                          \
-    if (vector == V && unroll == U)                                                                              \
-        return flat                          ? reinterpret_cast<const void*>(&gemv_versatile_col_flat<T, V, U>)  \
-               : layout == gemv::Layout::col ? reinterpret_cast<const void*>(&gemv_versatile_col<T, V, U>)       \
-               : short_row                   ? reinterpret_cast<const void*>(&gemv_versatile_row_short<T, V, U>) \
-                                             : reinterpret_cast<const void*>(&gemv_versatile_row<T, V, U>);
+#define GEMV_PICK(V, U)                                                                                                \
+    if (vector == V && unroll == U)                                                                                    \
+        return flat && layout == gemv::Layout::col ? reinterpret_cast<const void*>(&gemv_versatile_col_flat<T, V, U>)  \
+               : flat                              ? reinterpret_cast<const void*>(&gemv_versatile_row_flat<T, V, U>)  \
+               : layout == gemv::Layout::col       ? reinterpret_cast<const void*>(&gemv_versatile_col<T, V, U>)       \
+               : short_row                         ? reinterpret_cast<const void*>(&gemv_versatile_row_short<T, V, U>) \
+                                                   : reinterpret_cast<const void*>(&gemv_versatile_row<T, V, U>);
     GEMV_PICK(1, 1)
     GEMV_PICK(1, 2) GEMV_PICK(1, 4) GEMV_PICK(2, 1) GEMV_PICK(2, 2) GEMV_PICK(2, 4) if constexpr (sizeof(T) == 4) {
         GEMV_PICK(4, 1) GEMV_PICK(4, 2) GEMV_PICK(4, 4)
@@ -354,6 +394,21 @@ std::int64_t div_up(std::int64_t a, std::int64_t b) {
 
 std::int64_t flat_grid_unit(std::int64_t m, int block, int vector) {
     return m / std::gcd(m, std::int64_t(block) * vector);
+}
+
+std::int64_t versatile_row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    if (layout == gemv::Layout::col) return div_up(m, std::int64_t(c.threads_along) * c.vector);
+    const bool short_row = short_rows(c, layout, n);  // each thread takes `unroll` rows
+    return div_up(m, std::int64_t(c.block / c.threads_along) * (short_row ? c.unroll : 1));
+}
+
+std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem) {
+    // The rows, plus up to V - 1 elements before the first and after the last aligned load.
+    return (std::int64_t(c.block / c.threads_along) * n + 2 * c.vector) * std::int64_t(elem);
+}
+
+std::int64_t blocks_per_wave(int sm_count, int block) {
+    return std::int64_t(sm_count) * (2048 / block);  // Hopper: 2048 threads per SM
 }
 
 std::string VersatileConfig::describe() const {
@@ -379,18 +434,21 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if (c.splits < 1 || (!c.flat && (c.splits > 65535 || c.splits > n)))
         return "splits must be from 1 to min(n, 65535)";
     if (c.cluster && (c.splits < 2 || c.splits > 8)) return "a cluster combines 2 to 8 splits";
-    if (c.flat) {
-        if (layout != gemv::Layout::col) return "flat is for column-major A";
+    if (c.flat && c.cluster) return "flat does not combine in a cluster";
+    if (c.flat && layout == gemv::Layout::row) {
+        if (c.splits != 1) return "flat row-major reads whole rows: splits must be 1";
+        if (c.threads_along > 32) return "flat row-major shares a row among at most 32 threads";
+        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes)
+            return "flat row-major copies block / threads_along rows to shared memory: at most " +
+                   std::to_string(kFlatTileBytes / 1024) + " KiB";
+    } else if (c.flat) {
         if (m > kFlatMaxRows) return "flat takes at most " + std::to_string(kFlatMaxRows) + " rows";
-        if (c.cluster) return "flat adds its blocks' sums with atomics, not in a cluster";
         if (c.splits > INT_MAX || c.splits % flat_grid_unit(m, c.block, c.vector))
             return "flat needs a grid of a multiple of " + std::to_string(flat_grid_unit(m, c.block, c.vector)) +
                    " blocks (block * vector * blocks a multiple of m)";
         return "";
     }
-    const std::int64_t rows_per_block =
-        layout == gemv::Layout::col ? std::int64_t(c.threads_along) * c.vector : c.block / c.threads_along;
-    if (div_up(m, rows_per_block) > INT_MAX) return "too many blocks along the rows";
+    if (versatile_row_blocks(c, layout, m, n) > INT_MAX) return "too many blocks along the rows";
     return "";
 }
 
@@ -442,18 +500,20 @@ gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std
     l.block = dim3(c.block);
     const bool short_row = short_rows(c, layout, n);
     l.kernel = kernel_for<T>(layout, c.vector, c.unroll, short_row, c.flat);
-    if (c.flat) {
+    if (c.flat && layout == gemv::Layout::row) {
+        l.grid = dim3(static_cast<unsigned>(versatile_row_blocks(c, layout, m, n)));
+        l.dynamic_shared = static_cast<std::size_t>(flat_row_tile_bytes(c, n, sizeof(T)));
+    } else if (c.flat) {
         l.grid = dim3(static_cast<unsigned>(c.splits));
         l.dynamic_shared = std::size_t(m) * sizeof(T);
     } else if (layout == gemv::Layout::col) {
         const int Tr = c.threads_along;
-        l.grid = dim3(static_cast<unsigned>(div_up(m, std::int64_t(Tr) * c.vector)), static_cast<unsigned>(c.splits));
+        l.grid = dim3(static_cast<unsigned>(versatile_row_blocks(c, layout, m, n)), static_cast<unsigned>(c.splits));
         const int groups = Tr < 32 ? c.block / 32 : c.block / Tr;
         l.dynamic_shared = Tr == c.block ? 0 : std::size_t(groups) * Tr * c.vector * sizeof(T);
         if (c.cluster) l.dynamic_shared += std::size_t(Tr) * c.vector * sizeof(T);
     } else {
-        const std::int64_t rows_per_block = std::int64_t(c.block / c.threads_along) * (short_row ? c.unroll : 1);
-        l.grid = dim3(static_cast<unsigned>(div_up(m, rows_per_block)), static_cast<unsigned>(c.splits));
+        l.grid = dim3(static_cast<unsigned>(versatile_row_blocks(c, layout, m, n)), static_cast<unsigned>(c.splits));
         l.dynamic_shared = c.threads_along > 32 ? std::size_t(c.block / 32) * sizeof(T) : 0;
         if (c.cluster) l.dynamic_shared += std::size_t(c.block / c.threads_along) * sizeof(T);
     }
@@ -465,7 +525,8 @@ void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n
                     const VersatileConfig& c, const gemv::Launch& l, cudaStream_t stream) {
     // Columns per split: a multiple of the vector so that every slice starts aligned.
     const std::int64_t per = div_up(div_up(n, c.splits), c.vector) * c.vector;
-    const int combine = c.flat ? kAtomic : c.splits == 1 ? kStore : c.cluster ? kCluster : kAtomic;
+    const bool flat_col = c.flat && layout == gemv::Layout::col;
+    const int combine = flat_col ? kAtomic : c.splits == 1 ? kStore : c.cluster ? kCluster : kAtomic;
     if (combine == kAtomic) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(m) * sizeof(T), stream));
     void* args[] = {&A,
                     &x,
@@ -499,8 +560,9 @@ gemv::Traffic versatile_traffic(const VersatileConfig& c, gemv::Layout layout, s
     const double x_loads = layout == gemv::Layout::col && !c.flat ? double(div_up(m, c.vector)) * double(n) : mn;
     // Atomics: zeroing y, then a read-modify-write per split (flat: per block); a cluster adds in
     // shared memory.
-    const double y_accesses =
-        (c.splits > 1 && !c.cluster) || c.flat ? double(m) * (1 + 2.0 * double(c.splits)) : double(m);
+    const double y_accesses = (c.splits > 1 && !c.cluster) || (c.flat && layout == gemv::Layout::col)
+                                  ? double(m) * (1 + 2.0 * double(c.splits))
+                                  : double(m);
     return {mn, x_loads, y_accesses};
 }
 

@@ -22,6 +22,8 @@
 // the same bits on every run).
 // Column-major with few rows, flat: the columns lie back to back, so A is read as one array with
 // aligned 16-byte loads whatever m is, and every thread keeps the sums of the same V rows.
+// Row-major, flat: a block's rows lie back to back too; it copies them to shared memory with
+// aligned 16-byte loads whatever n is, then adds each row up from there.
 // BEGIN EXCERPT config
 struct VersatileConfig {
     int block = 256;          // BLOCKSIZE: threads per block, a multiple of 32
@@ -30,7 +32,8 @@ struct VersatileConfig {
     int threads_along = 256;  // col: threads along the rows of a block; row: threads sharing a row
     std::int64_t splits = 1;  // blocks sharing each row's sum (grid.y)
     bool cluster = false;     // splits > 1: add in a thread-block cluster (one launch) instead of atomicAdd
-    bool flat = false;        // column-major, m <= 4096: read A as one flat array; splits = blocks in the grid
+    bool flat = false;        // read A as one flat array. col, m <= 4096: splits = blocks in the grid;
+                              // row: whole rows copied to shared memory, threads_along <= 32 per row
     std::string describe() const;
 };
 // END EXCERPT config
@@ -43,6 +46,17 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
 // Flat mode: the grid must be a multiple of this many blocks, so that its stride covers whole columns.
 std::int64_t flat_grid_unit(std::int64_t m, int block, int vector);
 constexpr std::int64_t kFlatMaxRows = 4096;  // the block's row sums live in shared memory
+
+// Flat row-major: the shared memory a block's rows take; at most kFlatTileBytes (the default limit).
+std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem_size);
+constexpr std::int64_t kFlatTileBytes = 48 * 1024;
+
+// Blocks along the rows (grid.x) of a configuration that is not flat.
+std::int64_t versatile_row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
+
+// Blocks the GPU holds at once at full occupancy: a grid of a whole number of these waves leaves
+// no block to run alone at the end.
+std::int64_t blocks_per_wave(int sm_count, int block);
 
 // The widest load (elements, at most 16 bytes) that divides the dimension a layout loads along.
 int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size);

@@ -63,6 +63,12 @@ int main(int argc, char** argv) {
          {},
          0,
          65535},
-        {"flat", "1: read column-major A as one flat array, 0: do not (-1: from the table)", "-1", {}, -1, 1}};
+        {"flat",
+         "1: read A as one flat array (row-major: a block's rows through shared memory), 0: do not (-1: from the "
+         "table)",
+         "-1",
+         {},
+         -1,
+         1}};
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }

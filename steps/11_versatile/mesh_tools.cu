@@ -190,7 +190,7 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
             if (ta < 1 || block % ta) continue;
             const std::int64_t rows_per_block = layout == gemv::Layout::col ? ta * vector : block / ta;
             const std::int64_t blocks = (m + rows_per_block - 1) / rows_per_block;
-            const std::int64_t wave = std::int64_t(sm_count) * (2048 / block);
+            const std::int64_t wave = blocks_per_wave(sm_count, block);
             // Each thread keeps at least four loads' worth of columns of its slice.
             const std::int64_t sharing = layout == gemv::Layout::col ? block / ta : ta * vector;
             const std::int64_t max_splits = std::max<std::int64_t>(1, n / (4 * sharing));
@@ -223,7 +223,7 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
         const int vector = int(16 / elem);
         for (int block : {256, 512}) {
             const std::int64_t unit = flat_grid_unit(m, block, vector);
-            const std::int64_t wave = std::int64_t(sm_count) * (2048 / block);
+            const std::int64_t wave = blocks_per_wave(sm_count, block);
             std::vector<std::int64_t> grids;
             for (std::int64_t waves : {1, 4})
                 grids.push_back(std::max<std::int64_t>(1, (waves * wave + unit / 2) / unit) * unit);
@@ -237,6 +237,15 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                 }
         }
     }
+    // Row-major rows that 16-byte loads cannot follow (n not a multiple of the vector), flat: a
+    // block's rows copied to shared memory with 16-byte loads, 1, 4 or 16 threads a row.
+    if (layout == gemv::Layout::row && vector * elem < 16)
+        for (int block : {128, 256})
+            for (int ta : {1, 4, 16})
+                for (int unroll : {2, 4}) {
+                    VersatileConfig c{block, int(16 / elem), unroll, ta, 1, false, true};
+                    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+                }
     return out;
 }
 
