@@ -52,6 +52,14 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     unpack<T, V>(__ldg(reinterpret_cast<const typename VecOf<T, V>::type*>(p)), out);
 }
 
+// V elements to V-aligned shared memory in one store.
+template <class T, int V>
+__device__ __forceinline__ void store_vector(T* p, const T (&in)[V]) {
+    typename VecOf<T, V>::type v;
+    memcpy(&v, in, sizeof v);  // registers to registers, no alignment assumed of `in`
+    *reinterpret_cast<typename VecOf<T, V>::type*>(p) = v;
+}
+
 // V elements from flat index e on, those at or past `end` set to 0 and not loaded.
 template <class T, int V>
 __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int64_t end, T (&out)[V]) {
@@ -328,7 +336,6 @@ template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row_flat(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
                             std::int64_t n, int threads_along, std::int64_t, int) {
-    using Vec = typename VecOf<T, V>::type;
     T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned load they start in
     const int G = threads_along, rows = blockDim.x / G, r = threadIdx.x / G, g = threadIdx.x % G;
     const std::int64_t row0 = std::int64_t(blockIdx.x) * rows, begin = row0 * n, end = min(m, row0 + rows) * n;
@@ -341,13 +348,12 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
         for (int u = 0; u < U; ++u) load_until<T, V>(A, e + u * stride, end, v[u]);
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-            *reinterpret_cast<Vec*>(tile + (e + u * stride - first)) = *reinterpret_cast<Vec*>(v[u]);
+        for (int u = 0; u < U; ++u) store_vector<T, V>(tile + (e + u * stride - first), v[u]);
     }
     for (; e < end; e += stride) {
         T v[V];
         load_until<T, V>(A, e, end, v);
-        *reinterpret_cast<Vec*>(tile + (e - first)) = *reinterpret_cast<Vec*>(v);
+        store_vector<T, V>(tile + (e - first), v);
     }
     __syncthreads();
     const T* a = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
