@@ -238,10 +238,11 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
         }
     }
     // Row-major rows that 16-byte loads cannot follow (n not a multiple of the vector), flat: a
-    // block's rows copied to shared memory with 16-byte loads, 1, 4 or 16 threads a row.
+    // block's rows copied to shared memory with 16-byte loads, 1 or 4 threads a row (16 measured
+    // half as fast at n = 43).
     if (layout == gemv::Layout::row && vector * elem < 16)
         for (int block : {128, 256})
-            for (int ta : {1, 4, 16})
+            for (int ta : {1, 4})
                 for (int unroll : {2, 4}) {
                     VersatileConfig c{block, int(16 / elem), unroll, ta, 1, false, true};
                     if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
