@@ -87,8 +87,10 @@ TEST_CASE("step 11: the mesh axis is logarithmic from 10 and increasing", "[step
     for (std::size_t k = 1; k < axis.size(); ++k) REQUIRE(axis[k] > axis[k - 1]);
 }
 
-TEST_CASE("step 11: a flat configuration moves to a shape with a valid grid, or off flat where m is too large",
-          "[step11]") {
+TEST_CASE(
+    "step 11: a flat configuration moves to a shape with a valid grid, or off flat where a row group fits "
+    "m exactly or m is too large",
+    "[step11]") {
     TuningTable t;
     t.device = "Test GPU";
     t.precision = "float";
@@ -98,10 +100,12 @@ TEST_CASE("step 11: a flat configuration moves to a shape with a valid grid, or 
     const std::string path = "/tmp/gemv_test_flat_table.json";
     save_tuning_table(t, path);
     REQUIRE(load_tuning_table(path).points[0].config.flat);
-    for (std::int64_t m : {std::int64_t(41), std::int64_t(45), std::int64_t(64), kFlatMaxRows + 1}) {
+    for (std::int64_t m : {std::int64_t(41), std::int64_t(45), std::int64_t(44), std::int64_t(64), kFlatMaxRows + 1}) {
         INFO("m = " << m);
         const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, m, 1 << 20);
-        REQUIRE(c.config.flat == (m <= kFlatMaxRows));
+        const bool exact_row_group = m == 64;  // 16 threads of 4 rows
+        REQUIRE(c.config.flat == (m <= kFlatMaxRows && !exact_row_group));
+        if (exact_row_group) REQUIRE(c.config.threads_along == 16);
         REQUIRE(versatile_invalid(c.config, gemv::Layout::col, m, 1 << 20, 4).empty());
         REQUIRE(c.source.rfind("tuned", 0) == 0);  // the table's choice, adapted, not the heuristic
     }
@@ -134,13 +138,19 @@ TEST_CASE("step 11: a split configuration moved to another m keeps whole waves o
     }
     std::remove(path.c_str());
 
-    // Flat: 10 rows on 4225 blocks of 256 (4 waves and one block); at 4 rows, 4 whole waves.
+    // Flat: 10 rows on 4225 blocks of 256 (4 waves and one block). At 6 rows (a grid of a multiple
+    // of 3), 4 whole waves; at 4 rows, which 2 threads of 2 cover exactly, per row group on 4 waves.
     t.precision = "double";
     t.layout = "col";
     t.points = {{10, n, {256, 2, 2, 256, 4225, false, true}, 100}};
     save_tuning_table(t, path);
-    const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 4, n);
-    REQUIRE(c.config.flat);
-    REQUIRE(c.config.splits == 4 * blocks_per_wave(132, 256));
+    const auto six = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 6, n).config;
+    REQUIRE(six.flat);
+    REQUIRE(six.splits == 4 * blocks_per_wave(132, 256));
+    const auto four = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 4, n).config;
+    REQUIRE_FALSE(four.flat);
+    REQUIRE(four.threads_along == 2);
+    REQUIRE(four.splits == 4 * blocks_per_wave(132, 256));
+    REQUIRE(versatile_invalid(four, gemv::Layout::col, 4, n, 8).empty());
     std::remove(path.c_str());
 }

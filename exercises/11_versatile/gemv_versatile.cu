@@ -195,7 +195,10 @@ __global__ void __launch_bounds__(1024)
     T* sums = gemv::dynamic_shared<T>();  // the block's sum per row, for cluster mode
     T* partial = sums + (combine == kCluster ? rows : 0);
     const std::int64_t row = std::int64_t(blockIdx.x) * rows + r;
-    const std::int64_t c_begin = std::int64_t(blockIdx.y) * cols_per_split;
+    // Row blocks run side by side (x varies fastest): each starts on another slice, so that they
+    // do not all read the same columns of rows whose starts are a power of two bytes apart.
+    const std::int64_t slice = (std::int64_t(blockIdx.y) + blockIdx.x) % gridDim.y;
+    const std::int64_t c_begin = slice * cols_per_split;
     const std::int64_t c_end = min(n, c_begin + cols_per_split);  // a multiple of V
     T acc = 0;
     if (row < m) {
