@@ -154,25 +154,3 @@ TEST_CASE("step 11: a split configuration moved to another m keeps whole waves o
     REQUIRE(versatile_invalid(four, gemv::Layout::col, 4, n, 8).empty());
     std::remove(path.c_str());
 }
-
-TEST_CASE("step 11: a flat row-major configuration keeps its slice width, or its rows fit shared memory", "[step11]") {
-    TuningTable t;
-    t.device = "Test GPU";
-    t.precision = "float";
-    t.layout = "row";
-    // Long odd rows, a row a block, slices of 8180 floats; short odd rows, 256 rows of 43 a block.
-    t.points.push_back({188, 2625745, {256, 4, 4, 256, 321, false, true}, 100});
-    t.points.push_back({23746040, 43, {256, 4, 4, 1, 1, false, true}, 100});
-    const std::string path = "/tmp/gemv_test_flat_row_table.json";
-    save_tuning_table(t, path);
-    const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 200, 290345);
-    REQUIRE(wide.config.flat);
-    REQUIRE(wide.config.splits == (290345 + 8179) / 8180);
-    REQUIRE(versatile_invalid(wide.config, gemv::Layout::row, 200, 290345, 4).empty());
-    // 97 floats a row: 256 rows take 97 KiB, so 4 threads a row (64 rows) take the block.
-    const auto tall = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 9000000, 97);
-    REQUIRE(tall.config.flat);
-    REQUIRE(tall.config.threads_along == 4);
-    REQUIRE(versatile_invalid(tall.config, gemv::Layout::row, 9000000, 97, 4).empty());
-    std::remove(path.c_str());
-}

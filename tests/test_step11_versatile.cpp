@@ -38,8 +38,7 @@ std::vector<VersatileConfig> families(gemv::Layout layout, std::int64_t m, std::
         if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
     }
     // Read flat, 16-byte loads whatever the shape. Column-major: on the smallest grid and a larger
-    // one. Row-major: a block's rows through shared memory, with 1, 4 or 32 threads a row, or a
-    // row a block, whole or in 3 slices.
+    // one. Row-major: a block's rows through shared memory, with 1, 4 or 32 threads a row.
     const int vector16 = int(16 / elem);
     for (int block : {96, 256}) {
         const std::int64_t unit = flat_grid_unit(m, block, vector16);
@@ -49,11 +48,10 @@ std::vector<VersatileConfig> families(gemv::Layout layout, std::int64_t m, std::
                 if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
             }
         else
-            for (int along : {1, 4, 32, block})
-                for (std::int64_t splits : {1, 3}) {
-                    VersatileConfig c{block, vector16, 4, along, splits, false, true};
-                    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-                }
+            for (int along : {1, 4, 32}) {
+                VersatileConfig c{block, vector16, 4, along, 1, false, true};
+                if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+            }
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;
@@ -97,9 +95,6 @@ TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]
                       gemv::UsageError);
     REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 64, 1, false, true}, gemv::Layout::row, 16, 43),
                       gemv::UsageError);
-    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 256, 2, false, true}, gemv::Layout::row, 16, 100001),
-                      gemv::UsageError);  // a slice of 50001 floats is more than 48 KiB
-    REQUIRE_NOTHROW(versatile_launch<float>({256, 4, 4, 256, 3, false, true}, gemv::Layout::row, 16, 30001));
     REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 1, 1, false, true}, gemv::Layout::row, 16, 49),
                       gemv::UsageError);
     REQUIRE_NOTHROW(versatile_launch<float>({256, 4, 4, 1, 1, false, true}, gemv::Layout::row, 16, 43));

@@ -148,13 +148,8 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
         return std::max<std::int64_t>(1, std::llround(waves) * wave / unit);
     };
     if (c.flat && layout == gemv::Layout::row) {
-        // Flat row-major. A row a block: the tuned columns per slice. Whole rows: fewer rows a block
-        // (more threads a row) until they fit in shared memory. Else the rows are read in place.
-        if (c.threads_along == c.block) {
-            const std::int64_t tuned_width = (best->n + c.splits - 1) / c.splits;  // columns a slice
-            c.splits =
-                std::clamp<std::int64_t>((n + tuned_width - 1) / tuned_width, 1, std::min<std::int64_t>(n, 65535));
-        }
+        // Flat row-major: fewer rows a block (more threads a row) until they fit in shared memory;
+        // rows too long for that are read in place by a warp each.
         while (c.threads_along < 32 && flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.threads_along *= 2;
         if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.flat = false;
     } else if (c.flat && m != best->m && m % c.vector == 0 && m / c.vector <= c.block &&

@@ -94,23 +94,6 @@ __device__ void combine_in_cluster(T* sums, T* y, std::int64_t base, int count) 
 #endif
 }
 
-// Row-major: the G threads of each row (a power of two) fold their sums into the row's first
-// thread: shuffles inside a warp, then `partial` (an element per warp) across warps.
-template <class T>
-__device__ T fold_row(T acc, int G, T* partial) {
-    for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
-    if (G > 32) {
-        const int tid = threadIdx.x;
-        if ((tid & 31) == 0) partial[tid / 32] = acc;
-        __syncthreads();
-        if (tid % G == 0) {
-            acc = 0;
-            for (int w = 0; w < G / 32; ++w) acc += partial[tid / 32 + w];
-        }
-    }
-    return acc;
-}
-
 // Column-major: thread (tr, tc) owns V consecutive rows and every Tc-th column of the block's
 // slice; a warp's loads of one column are contiguous.
 template <class T, int V, int U>
@@ -289,7 +272,16 @@ __global__ void __launch_bounds__(1024)
         }
         // END SOLUTION
     }
-    acc = fold_row(acc, G, partial);
+    // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
+    for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+    if (G > 32) {
+        if ((tid & 31) == 0) partial[tid / 32] = acc;
+        __syncthreads();
+        if (g == 0) {
+            acc = 0;
+            for (int w = 0; w < G / 32; ++w) acc += partial[tid / 32 + w];
+        }
+    }
     if (g == 0 && row < m) {
         if (combine == kCluster)
             sums[r] = acc;
@@ -340,20 +332,16 @@ __global__ void __launch_bounds__(1024)
 // END EXCERPT row_short
 
 // BEGIN EXCERPT row_flat
-// Row-major rows whose length is not a multiple of the vector (n = 43, n = 2625745): a row cannot
-// be read with aligned 16-byte loads, but what a block reads lies back to back, whole rows for
-// G <= 32 threads a row, a slice of one row for G = the block. Copy it to shared memory as one
-// flat array with aligned loads, then add each row up from there.
+// Row-major rows whose length is not a multiple of the vector (n = 43): a row cannot be read with
+// aligned 16-byte loads, but a block's rows lie back to back. Copy them to shared memory as one
+// flat array with aligned loads, then the G <= 32 threads of each row add it up from there.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024)
     gemv_versatile_row_flat(const T* __restrict__ A, const T* __restrict__ x, T* __restrict__ y, std::int64_t m,
-                            std::int64_t n, int threads_along, std::int64_t cols_per_split, int combine) {
-    T* tile = gemv::dynamic_shared<T>();  // from the aligned load the block's elements start in
+                            std::int64_t n, int threads_along, std::int64_t, int) {
+    T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned load they start in
     const int G = threads_along, rows = blockDim.x / G, r = threadIdx.x / G, g = threadIdx.x % G;
-    const std::int64_t row0 = std::int64_t(blockIdx.x) * rows;
-    const std::int64_t c_begin = (std::int64_t(blockIdx.y) + blockIdx.x) % gridDim.y * cols_per_split;
-    const std::int64_t c_end = min(n, c_begin + cols_per_split);
-    const std::int64_t begin = row0 * n + c_begin, end = (min(m, row0 + rows) - 1) * n + c_end;
+    const std::int64_t row0 = std::int64_t(blockIdx.x) * rows, begin = row0 * n, end = min(m, row0 + rows) * n;
     const std::int64_t first = begin / V * V, stride = std::int64_t(blockDim.x) * V;
     std::int64_t e = first + std::int64_t(threadIdx.x) * V;
     T acc = 0;
@@ -373,16 +361,10 @@ __global__ void __launch_bounds__(1024)
     __syncthreads();
     const T* a = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
     if (row0 + r < m)
-        for (std::int64_t j = g; j < c_end - c_begin; j += G) acc += a[j] * __ldg(x + c_begin + j);
+        for (std::int64_t j = g; j < n; j += G) acc += a[j] * __ldg(x + j);
     // END SOLUTION
-    if (G > 32) __syncthreads();  // the tile is read: fold_row may write its partial sums there
-    acc = fold_row(acc, G, tile);
-    if (g == 0 && row0 + r < m) {
-        if (combine == kAtomic)
-            atomicAdd(y + row0 + r, acc);
-        else
-            y[row0 + r] = acc;
-    }
+    for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+    if (g == 0 && row0 + r < m) y[row0 + r] = acc;
 }
 // END EXCERPT row_flat
 
@@ -417,11 +399,6 @@ std::int64_t div_up(std::int64_t a, std::int64_t b) {
     return (a + b - 1) / b;
 }
 
-// Columns per split: a multiple of the vector so that every slice starts aligned.
-std::int64_t cols_per_split(const VersatileConfig& c, std::int64_t n) {
-    return div_up(div_up(n, c.splits), c.vector) * c.vector;
-}
-
 }  // namespace
 
 std::int64_t flat_grid_unit(std::int64_t m, int block, int vector) {
@@ -435,10 +412,8 @@ std::int64_t versatile_row_blocks(const VersatileConfig& c, gemv::Layout layout,
 }
 
 std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem) {
-    // The rows (or the slice of one), plus up to V - 1 elements before the first and after the last
-    // aligned load; at least an element per warp for the sums.
-    const std::int64_t elements = std::int64_t(c.block / c.threads_along) * cols_per_split(c, n) + 2 * c.vector;
-    return std::max<std::int64_t>(elements, c.block / 32) * std::int64_t(elem);
+    // The rows, plus up to V - 1 elements before the first and after the last aligned load.
+    return (std::int64_t(c.block / c.threads_along) * n + 2 * c.vector) * std::int64_t(elem);
 }
 
 std::int64_t blocks_per_wave(int sm_count, int block) {
@@ -465,16 +440,15 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     const std::int64_t along = layout == gemv::Layout::col ? m : n;
     if (!c.flat && along % c.vector)
         return "vector must divide " + std::string(layout == gemv::Layout::col ? "m" : "n");
-    const bool flat_col = c.flat && layout == gemv::Layout::col;
-    if (c.splits < 1 || (!flat_col && (c.splits > 65535 || c.splits > n)))
+    if (c.splits < 1 || (!c.flat && (c.splits > 65535 || c.splits > n)))
         return "splits must be from 1 to min(n, 65535)";
     if (c.cluster && (c.splits < 2 || c.splits > 8)) return "a cluster combines 2 to 8 splits";
     if (c.flat && c.cluster) return "flat does not combine in a cluster";
     if (c.flat && layout == gemv::Layout::row) {
-        if (c.threads_along != c.block && (c.threads_along > 32 || c.splits != 1))
-            return "flat row-major takes whole rows with at most 32 threads a row, or a row a block";
+        if (c.splits != 1) return "flat row-major reads whole rows: splits must be 1";
+        if (c.threads_along > 32) return "flat row-major shares a row among at most 32 threads";
         if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes)
-            return "flat row-major copies what a block reads to shared memory: at most " +
+            return "flat row-major copies block / threads_along rows to shared memory: at most " +
                    std::to_string(kFlatTileBytes / 1024) + " KiB";
     } else if (c.flat) {
         if (m > kFlatMaxRows) return "flat takes at most " + std::to_string(kFlatMaxRows) + " rows";
@@ -536,7 +510,7 @@ gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std
     const bool short_row = short_rows(c, layout, n);
     l.kernel = kernel_for<T>(layout, c.vector, c.unroll, short_row, c.flat);
     if (c.flat && layout == gemv::Layout::row) {
-        l.grid = dim3(static_cast<unsigned>(versatile_row_blocks(c, layout, m, n)), static_cast<unsigned>(c.splits));
+        l.grid = dim3(static_cast<unsigned>(versatile_row_blocks(c, layout, m, n)));
         l.dynamic_shared = static_cast<std::size_t>(flat_row_tile_bytes(c, n, sizeof(T)));
     } else if (c.flat) {
         l.grid = dim3(static_cast<unsigned>(c.splits));
@@ -558,7 +532,8 @@ gemv::Launch versatile_launch(const VersatileConfig& c, gemv::Layout layout, std
 template <class T>
 void gemv_versatile(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, gemv::Layout layout,
                     const VersatileConfig& c, const gemv::Launch& l, cudaStream_t stream) {
-    const std::int64_t per = cols_per_split(c, n);
+    // Columns per split: a multiple of the vector so that every slice starts aligned.
+    const std::int64_t per = div_up(div_up(n, c.splits), c.vector) * c.vector;
     const bool flat_col = c.flat && layout == gemv::Layout::col;
     const int combine = flat_col ? kAtomic : c.splits == 1 ? kStore : c.cluster ? kCluster : kAtomic;
     if (combine == kAtomic) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(m) * sizeof(T), stream));

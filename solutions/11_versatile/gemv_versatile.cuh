@@ -22,8 +22,8 @@
 // the same bits on every run).
 // Column-major with few rows, flat: the columns lie back to back, so A is read as one array with
 // aligned 16-byte loads whatever m is, and every thread keeps the sums of the same V rows.
-// Row-major, flat: a block's rows, or its slice of one row, lie back to back too; it copies them to
-// shared memory with aligned 16-byte loads whatever n is, then adds each row up from there.
+// Row-major, flat: a block's rows lie back to back too; it copies them to shared memory with
+// aligned 16-byte loads whatever n is, then adds each row up from there.
 // BEGIN EXCERPT config
 struct VersatileConfig {
     int block = 256;          // BLOCKSIZE: threads per block, a multiple of 32
@@ -33,8 +33,7 @@ struct VersatileConfig {
     std::int64_t splits = 1;  // blocks sharing each row's sum (grid.y)
     bool cluster = false;     // splits > 1: add in a thread-block cluster (one launch) instead of atomicAdd
     bool flat = false;        // read A as one flat array. col, m <= 4096: splits = blocks in the grid;
-                              // row: what a block reads goes through shared memory: whole rows
-                              // (threads_along <= 32, splits = 1) or a slice of one (threads_along = block)
+                              // row: whole rows copied to shared memory, threads_along <= 32 per row
     std::string describe() const;
 };
 // END EXCERPT config
@@ -48,7 +47,7 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
 std::int64_t flat_grid_unit(std::int64_t m, int block, int vector);
 constexpr std::int64_t kFlatMaxRows = 4096;  // the block's row sums live in shared memory
 
-// Flat row-major: the shared memory what a block reads takes; at most kFlatTileBytes (the default limit).
+// Flat row-major: the shared memory a block's rows take; at most kFlatTileBytes (the default limit).
 std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem_size);
 constexpr std::int64_t kFlatTileBytes = 48 * 1024;
 

@@ -247,15 +247,6 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                     VersatileConfig c{block, int(16 / elem), unroll, ta, 1, false, true};
                     if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
                 }
-    // Long rows of that kind, flat: a row a block, slices of 8 or 32 KiB through shared memory.
-    if (layout == gemv::Layout::row && vector * elem < 16 && n * std::int64_t(elem) >= 4 * 8192)
-        for (int block : {256, 512})
-            for (std::int64_t slice_bytes : {8192, 32768})
-                for (int unroll : {2, 4}) {
-                    const std::int64_t width = slice_bytes / std::int64_t(elem);
-                    VersatileConfig c{block, int(16 / elem), unroll, block, (n + width - 1) / width, false, true};
-                    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-                }
     return out;
 }
 
