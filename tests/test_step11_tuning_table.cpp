@@ -154,3 +154,24 @@ TEST_CASE("step 11: a split configuration moved to another m keeps whole waves o
     REQUIRE(versatile_invalid(four, gemv::Layout::col, 4, n, 8).empty());
     std::remove(path.c_str());
 }
+
+TEST_CASE("step 11: a flat row-major configuration moved to longer rows shares them until they fit", "[step11]") {
+    TuningTable t;
+    t.device = "Test GPU";
+    t.precision = "float";
+    t.layout = "row";
+    // 43 floats a row, 256 rows a block (44 KiB of shared memory).
+    t.points.push_back({23746040, 43, {256, 4, 4, 1, 1, false, true}, 100});
+    const std::string path = "/tmp/gemv_test_flat_row_table.json";
+    save_tuning_table(t, path);
+    // 97 floats a row: 256 rows take 97 KiB, 128 rows 48.5 KiB, so 4 threads a row (64 rows).
+    const auto tall = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 9000000, 97);
+    REQUIRE(tall.config.flat);
+    REQUIRE(tall.config.threads_along == 4);
+    REQUIRE(versatile_invalid(tall.config, gemv::Layout::row, 9000000, 97, 4).empty());
+    // 20001 floats a row: too long for even 8 rows of a 256-thread block, so read in place.
+    const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 9000, 20001);
+    REQUIRE_FALSE(wide.config.flat);
+    REQUIRE(versatile_invalid(wide.config, gemv::Layout::row, 9000, 20001, 4).empty());
+    std::remove(path.c_str());
+}
