@@ -27,19 +27,22 @@ and the deck check work with any python3.
 import argparse
 import csv
 import json
+import math
 import pathlib
 import re
 import subprocess
 import sys
 
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
-         "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md"}
+         "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
+         "verdict": "md"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
 DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
            "ladder": "ladder/*_ladder_*{q}.csv",  # every step's row of the ladder tables; the deck's step is picked
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv", "ranks": "*_step{step}_ranks{q}.csv",
+           "verdict": "*/*_step{step}_*{q}.csv",  # every suite of the benchmark
            "hybrid": "*_step{step}_hybrid{q}.csv", "gpus": "*_step{step}_gpus{q}.csv"}
 SWEEP = "*_step{step}_sweep{q}.csv"
 SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
@@ -668,6 +671,73 @@ FACTS = [("device", "device"), ("compute_capability", "compute capability"), ("s
          ("read_ceiling_pct_datasheet", "read ceiling, % of datasheet")]
 
 
+def verdict_table(name, files, out):
+    """Each target of step 11's benchmark with its measured figure, per precision and layout; missed in bold."""
+    groups, footers = {}, []
+    for path in files:
+        rows = read_rows(path)
+        if rows:
+            footers.append(provenance(rows, path))
+        for r in rows:
+            groups.setdefault((r.get("precision", ""), r.get("layout", "")), {}).setdefault(r.get("suite"), []).append(r)
+    keys = sorted(groups, key=lambda k: (k[0] != "float", k[1] != "col"))
+    exact = lambda v: dim_text(v) if int(v) >= 1024 and int(v) & (int(v) - 1) == 0 else str(int(v))
+    shape = lambda r: f"{exact(num(r, 'm'))} × {exact(num(r, 'n'))}"
+    mib = 4 * 2 ** 20
+
+    def judged(text, met):
+        return text if met else f"**{text}**"
+
+    def targets_floor(g):
+        rows = g.get("targets", [])
+        r = min(rows, key=lambda r: num(r, "step11_gbps") / num(r, "ceiling_gbps"))
+        pct = 100 * num(r, "step11_gbps") / num(r, "ceiling_gbps")
+        return judged(f"{pct:.1f} % ({shape(r)})", pct >= 92)
+
+    def spread(g, key, target=True):
+        v = [num(r, key) for r in g.get("targets", [])]
+        pct = 100 * (max(v) / min(v) - 1)
+        return judged(f"{pct:.1f} %", pct <= 10) if target else f"{pct:.1f} %"
+
+    def mesh_big(g):
+        return [r for r in g.get("mesh", []) if num(r, "bytes") >= mib]
+
+    def geomean(g):
+        v = [num(r, "speedup") for r in mesh_big(g)]
+        gm = math.exp(sum(map(math.log, v)) / len(v))
+        return judged(f"{gm:.3f}", gm >= 1.15)
+
+    def lowest(g):
+        r = min(mesh_big(g), key=lambda r: num(r, "speedup"))
+        below = sum(num(x, "speedup") < 0.95 for x in mesh_big(g))
+        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}); {below} of {len(mesh_big(g))} below 0.95",
+                      num(r, "speedup") >= 0.95)
+
+    def small(g):
+        rows = [r for r in g.get("mesh", []) if num(r, "bytes") < mib]
+        r = max(rows, key=lambda r: num(r, "step11_ms") / num(r, "cublas_ms"))
+        t = num(r, "step11_ms") / num(r, "cublas_ms")
+        return judged(f"{t:.3f} ({shape(r)})", t <= 1.1)
+
+    def offmesh(g):
+        r = max(g.get("offmesh", []), key=lambda r: num(r, "step11_ms") / num(r, "best_ms"))
+        pct = 100 * (num(r, "step11_ms") / num(r, "best_ms") - 1)
+        return judged(f"{pct:.1f} % ({shape(r)})", pct <= 3)
+
+    lines = [("7 target shapes: lowest % of the read ceiling (≥ 92 %)", targets_floor, "targets"),
+             ("7 target shapes: spread of step 11's GB/s (≤ 10 %)", lambda g: spread(g, "step11_gbps"), "targets"),
+             ("the same for cuBLAS (no target)", lambda g: spread(g, "cublas_gbps", False), "targets"),
+             ("mesh ≥ 4 MiB: geometric mean of cuBLAS time / step 11 time (≥ 1.15)", geomean, "mesh"),
+             ("mesh ≥ 4 MiB: lowest ratio (≥ 0.95)", lowest, "mesh"),
+             ("mesh < 4 MiB: worst step 11 time / cuBLAS time (≤ 1.1)", small, "mesh"),
+             ("off the mesh: worst time over the best found at that shape (≤ 3 %)", offmesh, "offmesh")]
+    body = [[label] + [make_cell(groups[k]) if groups[k].get(suite) else "-" for k in keys]
+            for label, make_cell, suite in lines]
+    head = ["target"] + [f"{p}, {LAYOUT_WORD.get(l, l)}" for p, l in keys]
+    note = "Bold: missed. " + "; ".join(dict.fromkeys(f"measured on {f}" for f in footers))
+    pathlib.Path(out).write_text(md_table(head, body) + f"\n\n{note}\n")
+
+
 def facts_table(name, files, out):
     data = [(read_rows(f), f) for f in files]
     data = [(rows, f) for rows, f in data if rows]
@@ -680,6 +750,7 @@ def facts_table(name, files, out):
 MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "summary": summary_table,
           "occupancy": occupancy_table, "ladder": ladder_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
+          "verdict": verdict_table,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
 
 
