@@ -26,6 +26,19 @@ TuningTable two_point_table() {
     return t;
 }
 
+// A table of the test device's for one precision and layout, saved at /tmp/gemv_test_<name>.json.
+std::string saved_table(const std::string& name, const char* precision, const char* layout,
+                        const std::vector<TunedPoint>& points) {
+    TuningTable t;
+    t.device = "Test GPU";
+    t.precision = precision;
+    t.layout = layout;
+    t.points = points;
+    const std::string path = "/tmp/gemv_test_" + name + ".json";
+    save_tuning_table(t, path);
+    return path;
+}
+
 }  // namespace
 
 TEST_CASE("step 11: the table is chosen by shape, not by size", "[step11]") {
@@ -92,14 +105,9 @@ TEST_CASE(
     "step 11: a flat configuration moves to a shape with a valid grid, or off flat where a row group fits "
     "m exactly or m is too large",
     "[step11]") {
-    TuningTable t;
-    t.device = "Test GPU";
-    t.precision = "float";
-    t.layout = "col";
     // 43 rows read flat on 43 * 25 blocks (block * vector = 1024, so the grid is a multiple of 43).
-    t.points.push_back({43, 1 << 20, {256, 4, 2, 256, 43 * 25, false, true}, 100});
-    const std::string path = "/tmp/gemv_test_flat_table.json";
-    save_tuning_table(t, path);
+    const std::string path =
+        saved_table("flat_table", "float", "col", {{43, 1 << 20, {256, 4, 2, 256, 43 * 25, false, true}, 100}});
     REQUIRE(load_tuning_table(path).points[0].config.flat);
     for (std::int64_t m : {std::int64_t(41), std::int64_t(45), std::int64_t(44), std::int64_t(64), kFlatMaxRows + 1}) {
         INFO("m = " << m);
@@ -114,15 +122,9 @@ TEST_CASE(
 }
 
 TEST_CASE("step 11: a split configuration moved to another m keeps whole waves of blocks", "[step11]") {
-    TuningTable t;
-    t.device = "Test GPU";
-    t.precision = "double";
-    t.layout = "row";
     // 20 rows, four to a block (5 row blocks), split 1690 ways: 8450 blocks, 4.0 waves of 132 * 16.
     const std::int64_t n = 12996488;
-    t.points.push_back({20, n, {128, 2, 2, 32, 1690}, 100});
-    const std::string path = "/tmp/gemv_test_wave_table.json";
-    save_tuning_table(t, path);
+    std::string path = saved_table("wave_table", "double", "row", {{20, n, {128, 2, 2, 32, 1690}, 100}});
     const std::int64_t wave = blocks_per_wave(132, 128);
     for (std::int64_t m : {std::int64_t(4), std::int64_t(12), std::int64_t(16), std::int64_t(20), std::int64_t(64)}) {
         INFO("m = " << m);
@@ -140,10 +142,7 @@ TEST_CASE("step 11: a split configuration moved to another m keeps whole waves o
 
     // Flat: 10 rows on 4225 blocks of 256 (4 waves and one block). At 6 rows (a grid of a multiple
     // of 3), 4 whole waves; at 4 rows, which 2 threads of 2 cover exactly, per row group on 4 waves.
-    t.precision = "double";
-    t.layout = "col";
-    t.points = {{10, n, {256, 2, 2, 256, 4225, false, true}, 100}};
-    save_tuning_table(t, path);
+    path = saved_table("wave_table", "double", "col", {{10, n, {256, 2, 2, 256, 4225, false, true}, 100}});
     const auto six = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 6, n).config;
     REQUIRE(six.flat);
     REQUIRE(six.splits == 4 * blocks_per_wave(132, 256));
@@ -156,14 +155,9 @@ TEST_CASE("step 11: a split configuration moved to another m keeps whole waves o
 }
 
 TEST_CASE("step 11: a flat row-major configuration moved to longer rows shares them until they fit", "[step11]") {
-    TuningTable t;
-    t.device = "Test GPU";
-    t.precision = "float";
-    t.layout = "row";
     // 43 floats a row, 256 rows a block (44 KiB of shared memory).
-    t.points.push_back({23746040, 43, {256, 4, 4, 1, 1, false, true}, 100});
-    const std::string path = "/tmp/gemv_test_flat_row_table.json";
-    save_tuning_table(t, path);
+    const std::string path =
+        saved_table("flat_row_table", "float", "row", {{23746040, 43, {256, 4, 4, 1, 1, false, true}, 100}});
     // 97 floats a row: 256 rows take 97 KiB, 128 rows 48.5 KiB, so 4 threads a row (64 rows).
     const auto tall = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 9000000, 97);
     REQUIRE(tall.config.flat);

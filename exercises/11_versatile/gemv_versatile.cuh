@@ -52,7 +52,7 @@ constexpr std::int64_t kFlatMaxRows = 4096;  // the block's row sums live in sha
 std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem_size);
 constexpr std::int64_t kFlatTileBytes = 48 * 1024;
 
-// Blocks along the rows (grid.x) of a configuration that is not flat.
+// Blocks along the rows (grid.x) of a configuration that is not column-major flat.
 std::int64_t versatile_row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
 
 // Blocks the GPU holds at once at full occupancy: a grid of a whole number of these waves leaves
