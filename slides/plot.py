@@ -675,7 +675,7 @@ def verdict_table(name, files, out):
     """Each target of step 11's benchmark with its measured figure, per precision and layout; missed in bold."""
     groups, footers = {}, []
     for path in files:
-        rows = read_rows(path)
+        rows = [r for r in read_rows(path) if r.get("suite") in ("targets", "mesh", "offmesh")]
         if rows:
             footers.append(provenance(rows, path))
         for r in rows:
