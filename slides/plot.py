@@ -710,7 +710,7 @@ def verdict_table(name, files, out):
     def lowest(g):
         r = min(mesh_big(g), key=lambda r: num(r, "speedup"))
         below = sum(num(x, "speedup") < 0.95 for x in mesh_big(g))
-        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}); {below} of {len(mesh_big(g))} below 0.95",
+        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}), {below} of {len(mesh_big(g))} below",
                       num(r, "speedup") >= 0.95)
 
     def small(g):
@@ -724,17 +724,17 @@ def verdict_table(name, files, out):
         pct = 100 * (num(r, "step11_ms") / num(r, "best_ms") - 1)
         return judged(f"{pct:.1f} % ({shape(r)})", pct <= 3)
 
-    lines = [("7 target shapes: lowest % of the read ceiling (≥ 92 %)", targets_floor, "targets"),
+    lines = [("7 target shapes: lowest % of the ceiling (≥ 92 %)", targets_floor, "targets"),
              ("7 target shapes: spread of step 11's GB/s (≤ 10 %)", lambda g: spread(g, "step11_gbps"), "targets"),
              ("the same for cuBLAS (no target)", lambda g: spread(g, "cublas_gbps", False), "targets"),
              ("mesh ≥ 4 MiB: geometric mean of cuBLAS time / step 11 time (≥ 1.15)", geomean, "mesh"),
              ("mesh ≥ 4 MiB: lowest ratio (≥ 0.95)", lowest, "mesh"),
              ("mesh < 4 MiB: worst step 11 time / cuBLAS time (≤ 1.1)", small, "mesh"),
-             ("off the mesh: worst time over the best found at that shape (≤ 3 %)", offmesh, "offmesh")]
+             ("off the mesh: worst time over the best at that shape (≤ 3 %)", offmesh, "offmesh")]
     body = [[label] + [make_cell(groups[k]) if groups[k].get(suite) else "-" for k in keys]
             for label, make_cell, suite in lines]
     head = ["target"] + [f"{p}, {LAYOUT_WORD.get(l, l)}" for p, l in keys]
-    note = "Bold: missed. " + "; ".join(dict.fromkeys(f"measured on {f}" for f in footers))
+    note = "Bold: missed. Measured on " + "; ".join(dict.fromkeys(footers)) + "."
     pathlib.Path(out).write_text(md_table(head, body) + f"\n\n{note}\n")
 
 
