@@ -126,6 +126,7 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
             o.warmup = static_cast<int>(parse_int(name, value, 0, 100000));
         } else if (name == "seed") {
             o.seed = static_cast<std::uint64_t>(parse_int(name, value, 0, INT64_MAX));
+            o.seed_given = true;
         } else if (name == "cache") {
             if (value == "cold")
                 o.cold = true;

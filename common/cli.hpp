@@ -46,6 +46,7 @@ struct Options {
     int reps = 15;
     int warmup = 2;
     std::uint64_t seed = 42;
+    bool seed_given = false;  // --seed was on the command line (a tool may draw a fresh one otherwise)
     bool cold = true;
     bool verify = true;
     Format format = Format::table;

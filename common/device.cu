@@ -132,6 +132,19 @@ double measure_read_ceiling(const DeviceFacts& f, int reps) {
     return static_cast<double>(bytes) / (best_ms * 1e6);
 }
 
+double measure_copy_gbps(const DeviceFacts& f, int reps) {
+    const std::size_t bytes = std::min<std::size_t>(std::size_t(1) << 30, f.free_bytes / 8) & ~std::size_t(4095);
+    DeviceArray<char> a(bytes), b(bytes);
+    GEMV_CUDA_CHECK(cudaMemset(a.data(), 1, bytes));
+    const Stats t = time_gpu(
+        f,
+        [&](cudaStream_t s) {
+            GEMV_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s));
+        },
+        {}, 2, reps, false);
+    return 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e6);
+}
+
 L2Scrubber::L2Scrubber(const DeviceFacts& f)
     : buffer_(std::max(2 * f.l2_bytes, 1 << 20) / sizeof(float)),
       sink_(1),

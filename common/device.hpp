@@ -92,6 +92,10 @@ using PinnedArray = CudaArray<T, CudaMemory::pinned_host>;
 // Median GB/s of a read-only streaming kernel (16-byte loads) over a buffer far larger than L2.
 double measure_read_ceiling(const DeviceFacts& facts, int reps = 10);
 
+// Median GB/s of a device-to-device copy of 1 GiB, bytes read plus bytes written: the ceiling of
+// a kernel that writes as many bytes as it reads (m×1 and m×2 products write y, a large share).
+double measure_copy_gbps(const DeviceFacts& facts, int reps = 10);
+
 // Evicts L2 by reading a buffer of twice its size.
 class L2Scrubber {
 public:

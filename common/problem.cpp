@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "random.hpp"
+
 namespace gemv {
 
 const char* to_string(Layout layout) {
@@ -54,21 +56,6 @@ double cgma(const Traffic& t, std::int64_t m, std::int64_t n) {
 
 double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size) {
     return 2.0 * static_cast<double>(m) * static_cast<double>(n) / (t.total() * static_cast<double>(elem_size));
-}
-
-// splitmix64: a well-mixed 64-bit hash, cheap enough to call once per element.
-static std::uint64_t mix(std::uint64_t z) {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-double random_value(std::uint64_t seed, std::uint64_t stream, std::uint64_t k) {
-    const std::uint64_t bits = mix(mix(seed ^ (stream * 0xd1b54a32d192ed03ULL)) + k);
-    // 53 random bits into [0, 1), then onto [-1, 1). Exactly representable in float after rounding
-    // would not matter: what matters is that it is never a constant and never all zeros.
-    return static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0;
 }
 
 template <class T>

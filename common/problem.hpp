@@ -66,10 +66,6 @@ Traffic traffic_x_per_row(std::int64_t m, std::int64_t n);
 double cgma(const Traffic& t, std::int64_t m, std::int64_t n);
 double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size);
 
-// Seeded value in [-1, 1) for position k of stream s: the same on every run, thread count and
-// layout, so a matrix is the same matrix in both layouts.
-double random_value(std::uint64_t seed, std::uint64_t stream, std::uint64_t k);
-
 // A and x filled in parallel (each thread first-touches the rows it writes).
 template <class T>
 struct HostProblem {

@@ -10,24 +10,10 @@
 
 namespace {
 
-// Device-to-device copy: bytes read plus bytes written, for comparison with the read ceiling.
-double measure_copy_gbps(const gemv::DeviceFacts& f, int reps) {
-    const std::size_t bytes = std::min<std::size_t>(std::size_t(1) << 30, f.free_bytes / 8) & ~std::size_t(4095);
-    gemv::DeviceArray<char> a(bytes), b(bytes);
-    GEMV_CUDA_CHECK(cudaMemset(a.data(), 1, bytes));
-    const gemv::Stats t = gemv::time_gpu(
-        f,
-        [&](cudaStream_t s) {
-            GEMV_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, s));
-        },
-        {}, 2, reps, false);
-    return 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e6);
-}
-
 int query(const gemv::Options& o) {
     const gemv::DeviceFacts f = gemv::query_device();
     const double ceiling = gemv::measure_read_ceiling(f, o.reps);
-    const double copy = measure_copy_gbps(f, o.reps);
+    const double copy = gemv::measure_copy_gbps(f, o.reps);
     const auto fixed = [](double v, int d) {
         std::ostringstream s;
         s << std::fixed << std::setprecision(d) << v;
