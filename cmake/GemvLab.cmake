@@ -72,6 +72,9 @@ function(gemv_add_step)
     endif()
   endforeach()
   list(GET GEMV_VARIANTS 0 program_variant)
+  # The solution's sources, for a later step that builds on them (14 runs 11's and 12's kernels).
+  list(TRANSFORM S_KERNELS PREPEND "${PROJECT_SOURCE_DIR}/solutions/${step}/" OUTPUT_VARIABLE solution_sources)
+  set_property(GLOBAL PROPERTY GEMV_STEP${S_NUMBER}_SOLUTION_SOURCES "${solution_sources}")
 
   add_executable(${program} ${S_SOURCES})
   target_link_libraries(${program} PRIVATE step${S_NUMBER}_${program_variant}_kernels)

@@ -1,7 +1,11 @@
-// Step 11's tuning table: the nearest mesh point by shape, and a warning and the heuristic (never
-// a crash, never an invalid configuration) for a missing, corrupt or foreign file.
+// Step 11's configuration and tuning table (no GPU needed): the field list, the nearest mesh point
+// by shape, and a warning and the heuristic (never a crash, never an invalid configuration) for a
+// missing, corrupt or foreign file.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "support.hpp"
@@ -9,88 +13,136 @@
 
 namespace {
 
-std::string write_file(const std::string& name, const std::string& text) {
-    const std::string path = "/tmp/gemv_test_" + name;
-    std::ofstream(path) << text;
-    return path;
-}
+namespace fs = std::filesystem;
 
-TuningTable two_point_table() {
-    TuningTable t;
-    t.device = "Test GPU";
-    t.precision = "float";
-    t.layout = "col";
-    // Tall: one thread per row group. Wide: threads along the columns, rows split across blocks.
-    t.points.push_back({1 << 20, 16, {256, 4, 4, 256, 1}, 100});
-    t.points.push_back({16, 1 << 20, {512, 4, 2, 4, 64}, 100});
-    return t;
-}
+// A directory of this test's own, removed at the end: the solution's and the exercise's test
+// programs run side by side under ctest -j.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        static int count = 0;
+        path = fs::temp_directory_path() /
+               ("gemv_test_step11_" + std::to_string(::getpid()) + "_" + std::to_string(++count));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+    std::string file(const std::string& name, const std::string& text = "") const {
+        const fs::path p = path / name;
+        if (!text.empty()) std::ofstream(p) << text;
+        return p.string();
+    }
+};
 
-// A table of the test device's for one precision and layout, saved at /tmp/gemv_test_<name>.json.
-std::string saved_table(const std::string& name, const char* precision, const char* layout,
+// A table of the test device's for one precision and layout, saved as `name` in dir.
+std::string saved_table(const TempDir& dir, const std::string& name, const char* precision, const char* layout,
                         const std::vector<TunedPoint>& points) {
     TuningTable t;
     t.device = "Test GPU";
     t.precision = precision;
     t.layout = layout;
     t.points = points;
-    const std::string path = "/tmp/gemv_test_" + name + ".json";
+    const std::string path = dir.file(name);
     save_tuning_table(t, path);
     return path;
 }
 
+// Tall: one thread per row group. Wide: 64 threads along the columns, rows split across blocks.
+std::vector<TunedPoint> two_points() {
+    return {{1 << 20, 16, {256, 4, 4, 1, 1}, 100}, {16, 1 << 20, {512, 4, 2, 128, 64, Combine::last_block}, 100}};
+}
+
 }  // namespace
 
+TEST_CASE("step 11: every field of the configuration reads back what it wrote, and refuses nonsense", "[step11]") {
+    VersatileConfig c{128, 2, 8, 4, 7, Combine::cluster, Loads::shifted};
+    VersatileConfig back;
+    for (const ConfigField& f : config_fields()) REQUIRE(f.set(back, f.get(c)).empty());
+    REQUIRE(describe(back) == describe(c));
+    for (const ConfigField& f : config_fields()) {
+        INFO(f.name);
+        REQUIRE_FALSE(f.set(back, "12abc").empty());
+        REQUIRE_FALSE(f.set(back, "").empty());
+    }
+}
+
 TEST_CASE("step 11: the table is chosen by shape, not by size", "[step11]") {
-    const std::string path = "/tmp/gemv_test_table.json";
-    save_tuning_table(two_point_table(), path);
+    const TempDir dir;
+    const std::string path = saved_table(dir, "table.csv", "float", "col", two_points());
     const auto tall = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 1 << 21, 8);
-    REQUIRE(tall.config.threads_along == 256);
-    REQUIRE(tall.config.splits == 1);
+    REQUIRE(tall.config.threads_per_row == 1);
+    REQUIRE(tall.config.blocks_per_row == 1);
     const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 16, 1 << 21);
-    REQUIRE(wide.config.threads_along == 4);
-    REQUIRE(wide.config.splits == 64);
-    // A shape narrower than the tuned row group gets fewer threads along it, none idle.
+    REQUIRE(wide.config.threads_per_row == 128);
+    REQUIRE(wide.config.combine == Combine::last_block);
+    REQUIRE(wide.source.rfind("tuned at 16 x 1048576", 0) == 0);
+    // A shape shorter than the tuned row group gets fewer threads down it, none idle: 8 rows are
+    // two of 4, so 512 / 2 threads share each row.
     const auto short_rows = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 8, 1 << 20);
-    REQUIRE(short_rows.config.threads_along == 2);
+    REQUIRE(short_rows.config.threads_per_row == 256);
     // A shape whose m the tuned vector does not divide gets a narrower vector, not a failure.
     const auto odd = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, 1000003, 16);
     REQUIRE(odd.config.vector == 1);
     REQUIRE(versatile_invalid(odd.config, gemv::Layout::col, 1000003, 16, 4).empty());
-    std::remove(path.c_str());
 }
 
 TEST_CASE("step 11: a saved table loads back the same", "[step11]") {
-    const std::string path = "/tmp/gemv_test_roundtrip.json";
-    save_tuning_table(two_point_table(), path);
+    const TempDir dir;
+    const std::string path = saved_table(dir, "roundtrip.csv", "float", "col", two_points());
     const TuningTable t = load_tuning_table(path);
+    REQUIRE(t.device == "Test GPU");
     REQUIRE(t.points.size() == 2);
-    REQUIRE(t.points[1].config.splits == 64);
+    REQUIRE(describe(t.points[1].config) == describe(two_points()[1].config));
     REQUIRE(t.points[1].n == (1 << 20));
-    std::remove(path.c_str());
 }
 
-TEST_CASE("step 11: a missing, corrupt or foreign table falls back to a valid heuristic", "[step11]") {
-    const std::string corrupt = write_file("corrupt.json", "{\"device\": \"Test GPU\", \"points\": [ {\"m\": ");
-    const std::string invalid = write_file(
-        "invalid.json",
-        "{\"device\": \"Test GPU\", \"precision\": \"float\", \"layout\": \"col\", \"points\": [{\"m\": 10, \"n\": 10,"
-        " \"block\": 100, \"vector\": 4, \"unroll\": 4, \"threads_along\": 3, \"splits\": 1}]}");
-    const std::string foreign = "/tmp/gemv_test_foreign.json";
-    save_tuning_table(two_point_table(), foreign);
+TEST_CASE("step 11: a missing, corrupt, invalid or foreign table falls back to a valid heuristic", "[step11]") {
+    const TempDir dir;
+    const std::string header = "# device: Test GPU\n# precision: double\n# layout: col\n" + point_header() + "\n";
+    const std::string corrupt = dir.file("corrupt.csv", header + "10,10,256,2,4\n");
+    const std::string invalid = dir.file("invalid.csv", header + "10,10,100,2,4,3,1,store,aligned,1\n");
+    const std::string other_columns = dir.file("old.csv", "# device: Test GPU\nm,n,block\n10,10,256\n");
+    const std::string foreign = saved_table(dir, "foreign.csv", "double", "col", two_points());
     for (const auto& [path, device] :
-         std::vector<std::pair<std::string, std::string>>{{"/tmp/does/not/exist.json", "Test GPU"},
+         std::vector<std::pair<std::string, std::string>>{{dir.file("missing.csv"), "Test GPU"},
                                                           {corrupt, "Test GPU"},
                                                           {invalid, "Test GPU"},
+                                                          {other_columns, "Test GPU"},
                                                           {foreign, "Another GPU"}}) {
         for (auto layout : {gemv::Layout::col, gemv::Layout::row})
             for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {33, 4097}, {1000000, 3}, {3, 1000000}}) {
                 const auto c = choose_config(path, device, 132, layout, gemv::Precision::f64, m, n);
                 INFO(path << " " << m << " x " << n);
                 REQUIRE(c.source.rfind("heuristic", 0) == 0);
-                REQUIRE(versatile_invalid(c.config, layout, m, n, 8).empty());
+                REQUIRE(versatile_invalid(c.config, kernel_layout(layout, m, n), m, n, 8).empty());
             }
     }
+}
+
+TEST_CASE("step 11: the heuristic is valid for any shape, and shifts loads the dimension cannot follow", "[step11]") {
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (std::size_t elem : {std::size_t(4), std::size_t(8)})
+            for (std::int64_t m : {1, 2, 3, 31, 33, 1025, 65537, 4000037})
+                for (std::int64_t n : {1, 2, 3, 31, 33, 1025, 65537, 4000037}) {
+                    const gemv::Layout kl = kernel_layout(layout, m, n);
+                    const VersatileConfig c = versatile_heuristic(kl, m, n, elem, 132);
+                    INFO(m << " x " << n << " " << gemv::layout_word(layout) << ", " << describe(c));
+                    REQUIRE(versatile_invalid(c, kl, m, n, elem).empty());
+                }
+    REQUIRE(versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, 132).loads == Loads::shifted);
+    REQUIRE(versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, 132).loads == Loads::shifted);
+    REQUIRE(versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, 132).loads == Loads::aligned);
+}
+
+TEST_CASE("step 11: a 1 x n column-major or m x 1 row-major matrix is read as the other layout", "[step11]") {
+    REQUIRE(kernel_layout(gemv::Layout::col, 1, 1000) == gemv::Layout::row);
+    REQUIRE(kernel_layout(gemv::Layout::row, 1000, 1) == gemv::Layout::col);
+    REQUIRE(kernel_layout(gemv::Layout::col, 2, 1000) == gemv::Layout::col);
+    REQUIRE(kernel_layout(gemv::Layout::row, 1000, 2) == gemv::Layout::row);
+    REQUIRE(default_table_path("Test GPU", gemv::Precision::f32, gemv::Layout::col, 1, 1000).find("_float_row.csv") !=
+            std::string::npos);
 }
 
 TEST_CASE("step 11: the mesh axis is logarithmic from 10 and increasing", "[step11]") {
@@ -105,67 +157,70 @@ TEST_CASE(
     "step 11: a flat configuration moves to a shape with a valid grid, or off flat where a row group fits "
     "m exactly or m is too large",
     "[step11]") {
+    const TempDir dir;
     // 43 rows read flat on 43 * 25 blocks (block * vector = 1024, so the grid is a multiple of 43).
     const std::string path =
-        saved_table("flat_table", "float", "col", {{43, 1 << 20, {256, 4, 2, 256, 43 * 25, false, true}, 100}});
-    REQUIRE(load_tuning_table(path).points[0].config.flat);
+        saved_table(dir, "flat_table.csv", "float", "col",
+                    {{43, 1 << 20, {256, 4, 2, 256, 43 * 25, Combine::last_block, Loads::flat}, 100}});
+    REQUIRE(load_tuning_table(path).points[0].config.loads == Loads::flat);
     for (std::int64_t m : {std::int64_t(41), std::int64_t(45), std::int64_t(44), std::int64_t(64), kFlatMaxRows + 1}) {
         INFO("m = " << m);
         const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, m, 1 << 20);
         const bool exact_row_group = m == 64;  // 16 threads of 4 rows
-        REQUIRE(c.config.flat == (m <= kFlatMaxRows && !exact_row_group));
-        if (exact_row_group) REQUIRE(c.config.threads_along == 16);
+        REQUIRE((c.config.loads == Loads::flat) == (m <= kFlatMaxRows && !exact_row_group));
+        if (exact_row_group) REQUIRE(c.config.threads_per_row == 256 / 16);
+        if (m == kFlatMaxRows + 1) REQUIRE(c.config.loads == Loads::shifted);  // odd m, too many rows for flat
         REQUIRE(versatile_invalid(c.config, gemv::Layout::col, m, 1 << 20, 4).empty());
         REQUIRE(c.source.rfind("tuned", 0) == 0);  // the table's choice, adapted, not the heuristic
     }
-    std::remove(path.c_str());
 }
 
 TEST_CASE("step 11: a split configuration moved to another m keeps whole waves of blocks", "[step11]") {
+    const TempDir dir;
     // 20 rows, four to a block (5 row blocks), split 1690 ways: 8450 blocks, 4.0 waves of 132 * 16.
     const std::int64_t n = 12996488;
-    std::string path = saved_table("wave_table", "double", "row", {{20, n, {128, 2, 2, 32, 1690}, 100}});
+    std::string path =
+        saved_table(dir, "wave_row.csv", "double", "row", {{20, n, {128, 2, 2, 32, 1690, Combine::last_block}, 100}});
     const std::int64_t wave = blocks_per_wave(132, 128);
     for (std::int64_t m : {std::int64_t(4), std::int64_t(12), std::int64_t(16), std::int64_t(20), std::int64_t(64)}) {
         INFO("m = " << m);
         const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f64, m, n);
         REQUIRE(versatile_invalid(c.config, gemv::Layout::row, m, n, 8).empty());
-        const std::int64_t rows = versatile_row_blocks(c.config, gemv::Layout::row, m, n);
-        const std::int64_t blocks = rows * c.config.splits;
+        const std::int64_t rows = row_blocks(c.config, gemv::Layout::row, m, n);
+        const std::int64_t blocks = rows * c.config.blocks_per_row;
         if (m == 20) {
-            REQUIRE(c.config.splits == 1690);  // the tuned point itself runs as tuned
+            REQUIRE(c.config.blocks_per_row == 1690);  // the tuned point itself runs as tuned
         } else {
             REQUIRE(std::llabs(blocks - 4 * wave) <= rows / 2);  // four waves, to the nearest row of blocks
         }
     }
-    std::remove(path.c_str());
 
     // Flat: 10 rows on 4225 blocks of 256 (4 waves and one block). At 6 rows (a grid of a multiple
     // of 3), 4 whole waves; at 4 rows, which 2 threads of 2 cover exactly, per row group on 4 waves.
-    path = saved_table("wave_table", "double", "col", {{10, n, {256, 2, 2, 256, 4225, false, true}, 100}});
+    path = saved_table(dir, "wave_col.csv", "double", "col",
+                       {{10, n, {256, 2, 2, 256, 4225, Combine::last_block, Loads::flat}, 100}});
     const auto six = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 6, n).config;
-    REQUIRE(six.flat);
-    REQUIRE(six.splits == 4 * blocks_per_wave(132, 256));
+    REQUIRE(six.loads == Loads::flat);
+    REQUIRE(six.blocks_per_row == 4 * blocks_per_wave(132, 256));
     const auto four = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 4, n).config;
-    REQUIRE_FALSE(four.flat);
-    REQUIRE(four.threads_along == 2);
-    REQUIRE(four.splits == 4 * blocks_per_wave(132, 256));
+    REQUIRE(four.loads == Loads::aligned);
+    REQUIRE(four.threads_per_row == 256 / 2);
+    REQUIRE(four.blocks_per_row == 4 * blocks_per_wave(132, 256));
     REQUIRE(versatile_invalid(four, gemv::Layout::col, 4, n, 8).empty());
-    std::remove(path.c_str());
 }
 
 TEST_CASE("step 11: a flat row-major configuration moved to longer rows shares them until they fit", "[step11]") {
+    const TempDir dir;
     // 43 floats a row, 256 rows a block (44 KiB of shared memory).
-    const std::string path =
-        saved_table("flat_row_table", "float", "row", {{23746040, 43, {256, 4, 4, 1, 1, false, true}, 100}});
+    const std::string path = saved_table(dir, "flat_row.csv", "float", "row",
+                                         {{23746040, 43, {256, 4, 4, 1, 1, Combine::store, Loads::flat}, 100}});
     // 97 floats a row: 256 rows take 97 KiB, 128 rows 48.5 KiB, so 4 threads a row (64 rows).
     const auto tall = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 9000000, 97);
-    REQUIRE(tall.config.flat);
-    REQUIRE(tall.config.threads_along == 4);
+    REQUIRE(tall.config.loads == Loads::flat);
+    REQUIRE(tall.config.threads_per_row == 4);
     REQUIRE(versatile_invalid(tall.config, gemv::Layout::row, 9000000, 97, 4).empty());
-    // 20001 floats a row: too long for even 8 rows of a 256-thread block, so read in place.
+    // 20001 floats a row: too long for even 8 rows of a 256-thread block, so read in place, shifted.
     const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 9000, 20001);
-    REQUIRE_FALSE(wide.config.flat);
+    REQUIRE(wide.config.loads == Loads::shifted);
     REQUIRE(versatile_invalid(wide.config, gemv::Layout::row, 9000, 20001, 4).empty());
-    std::remove(path.c_str());
 }

@@ -1,5 +1,6 @@
-// Step 11: the versatile kernel is right for every configuration family on every awkward shape,
-// both layouts, both precisions; NaN and Inf reach y where the reference puts them.
+// Step 11: the versatile kernel is right for every family, way of loading and way of combining
+// on every awkward shape, both layouts, both precisions; NaN and Inf reach y where the reference
+// puts them; a product past 2^31 elements with odd m and n is right.
 #include <cmath>
 #include <limits>
 
@@ -11,47 +12,71 @@ namespace {
 template <class T>
 void check(const gemv::HostProblem<T>& p, const VersatileConfig& c, const std::string& what) {
     const auto& s = p.shape;
-    const gemv::Launch launch = versatile_launch<T>(c, s.layout, s.m, s.n);
-    const auto v = gemv::run_and_verify_gpu<T>(p, [&](const T* A, const T* x, T* y, cudaStream_t st) {
-        gemv_versatile(A, x, y, s.m, s.n, s.layout, c, launch, st);
-    });
-    gemv_test::require_verified(v, what + ", " + c.describe());
+    const VersatileGemv<T> gemv(c, s.layout, s.m, s.n);
+    const auto v =
+        gemv::run_and_verify_gpu<T>(p, [&](const T* A, const T* x, T* y, cudaStream_t st) { gemv(A, x, y, st); });
+    gemv_test::require_verified(v, what + ", " + describe(c) + "; " + describe(gemv.plan()));
+    // last_block leaves its counters at zero: a second product on the same workspace is right too.
+    if (c.combine == Combine::last_block) {
+        const auto again =
+            gemv::run_and_verify_gpu<T>(p, [&](const T* A, const T* x, T* y, cudaStream_t st) { gemv(A, x, y, st); });
+        gemv_test::require_verified(again, what + ", second run, " + describe(c));
+    }
+}
+
+void add(std::vector<VersatileConfig>& out, const VersatileConfig& c, gemv::Layout layout, std::int64_t m,
+         std::int64_t n, std::size_t elem) {
+    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
 }
 
 // The families the tuner explores: one thread per row group, threads along the columns or along
-// a row, whole blocks per row, and rows split across blocks with atomics.
-std::vector<VersatileConfig> families(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem) {
+// a row, whole blocks per row, rows split across blocks (each way of combining), shifted and
+// flat loads, and the heuristic.
+std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t m, std::int64_t n, std::size_t elem) {
+    const gemv::Layout layout = kernel_layout(problem_layout, m, n);
+    const bool col = layout == gemv::Layout::col;
+    const int widest = widest_vector_of(elem);
     std::vector<VersatileConfig> out;
     for (int block : {96, 256})
-        for (int along : {1, 4, 32, 64})
+        for (int along : {1, 4, 32, 64})  // threads down a column (column-major) or along a row
             for (int unroll : {1, 4})
                 for (std::int64_t splits : {1, 3})
-                    for (int vector : {4, 2, 1}) {
-                        VersatileConfig c{block, vector, unroll, along, splits};
+                    for (int vector = widest; vector >= 1; vector /= 2) {
+                        if (block % along) break;
+                        const Combine combine = splits == 1 ? Combine::store : Combine::last_block;
+                        VersatileConfig c{block, vector, unroll, col ? block / along : along, splits, combine};
                         if (versatile_invalid(c, layout, m, n, elem).empty()) {
                             out.push_back(c);
+                            if (splits > 1 && unroll == 1)
+                                add(out, {c.block, vector, 1, c.threads_per_row, splits, Combine::atomic}, layout, m, n,
+                                    elem);
                             break;  // the widest vector this shape allows
                         }
                     }
-    for (std::int64_t splits : {2, 3, 8}) {  // clusters of blocks adding in shared memory
-        VersatileConfig c{256, 1, 4, layout == gemv::Layout::col ? 32 : 64, splits, true};
-        if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-    }
-    // Read flat, 16-byte loads whatever the shape. Column-major: on the smallest grid and a larger
-    // one. Row-major: a block's rows through shared memory, with 1, 4 or 32 threads a row.
-    const int vector16 = int(16 / elem);
+    // Shifted: 16-byte loads in place whatever m and n are, a warp or more along the loads.
+    for (int block : {96, 256})
+        for (int along : {32, 64, 256})
+            for (int unroll : {1, 4})
+                for (std::int64_t splits : {1, 3}) {
+                    if (block % along) continue;
+                    const Combine combine = splits == 1 ? Combine::store : Combine::last_block;
+                    add(out, {block, widest, unroll, col ? block / along : along, splits, combine, Loads::shifted},
+                        layout, m, n, elem);
+                }
+    for (std::int64_t splits : {2, 3, 8})  // clusters of blocks adding in shared memory
+        add(out, {256, 1, 4, col ? 8 : 64, splits, Combine::cluster}, layout, m, n, elem);
+    // Flat. Column-major: on the smallest grid and a larger one, each way of combining. Row-major:
+    // a block's rows through shared memory, with 1, 4 or 32 threads a row.
     for (int block : {96, 256}) {
-        const std::int64_t unit = flat_grid_unit(m, block, vector16);
-        if (layout == gemv::Layout::col)
-            for (std::int64_t grid : {unit, 7 * unit}) {
-                VersatileConfig c{block, vector16, 2, 32, grid, false, true};
-                if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-            }
+        const std::int64_t unit = flat_grid_unit(m, block, widest);
+        if (col)
+            for (std::int64_t grid : {unit, 7 * unit})
+                for (Combine combine : {Combine::last_block, Combine::atomic})
+                    add(out, {block, widest, 2, block, grid, grid == 1 ? Combine::store : combine, Loads::flat}, layout,
+                        m, n, elem);
         else
-            for (int along : {1, 4, 32}) {
-                VersatileConfig c{block, vector16, 4, along, 1, false, true};
-                if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-            }
+            for (int along : {1, 4, 32})
+                add(out, {block, widest, 4, along, 1, Combine::store, Loads::flat}, layout, m, n, elem);
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;
@@ -69,33 +94,76 @@ TEMPLATE_TEST_CASE("step 11: the versatile kernel computes y = A*x on every awkw
             const bool big = d.m * d.n > 100000;
             const auto configs = families(layout, d.m, d.n, sizeof(TestType));
             for (std::size_t k = 0; k < configs.size(); ++k)
-                if (!big || k % 5 == 0 || k + 1 == configs.size()) check(p, configs[k], what);
+                if (!big || k % 5 == 0 || k + 1 == configs.size() || configs[k].loads == Loads::shifted)
+                    check(p, configs[k], what);
+        }
+}
+
+TEMPLATE_TEST_CASE("step 11: shifted loads and the last block are right one past a power of two and on primes",
+                   "[step11][gpu]", float, double) {
+    const std::vector<gemv_test::Dims> shapes = {{1025, 257}, {257, 1025}, {65537, 3},  {3, 65537},
+                                                 {2, 100003}, {100003, 2}, {7919, 997}, {130, 4099}};
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const auto& d : shapes) {
+            const auto p = gemv::make_problem<TestType>({d.m, d.n, layout}, 31);
+            const auto what = gemv_test::describe(d, layout, gemv::to_string(gemv::precision_of<TestType>()));
+            for (const auto& c : families(layout, d.m, d.n, sizeof(TestType)))
+                if (c.loads == Loads::shifted || c.combine == Combine::last_block) check(p, c, what);
         }
 }
 
 TEMPLATE_TEST_CASE("step 11: NaN and Inf in the input reach y exactly where the reference puts them", "[step11][gpu]",
                    float, double) {
     for (auto layout : {gemv::Layout::col, gemv::Layout::row}) {
-        const gemv::Shape shape{300, 200, layout};
+        const gemv::Shape shape{301, 203, layout};
         auto p = gemv::make_problem<TestType>(shape, 29);
         p.A[std::size_t(gemv::index_of(shape, 7, 11))] = std::numeric_limits<TestType>::quiet_NaN();
         p.A[std::size_t(gemv::index_of(shape, 9, 5))] = std::numeric_limits<TestType>::infinity();
+        p.A[std::size_t(gemv::index_of(shape, 10, 202))] = std::numeric_limits<TestType>::infinity();  // a row's end
         for (const auto& c : families(layout, shape.m, shape.n, sizeof(TestType))) check(p, c, "NaN and Inf");
     }
 }
 
+TEST_CASE("step 11: past 2^31 elements with odd m and n, shifted loads and the last block are right", "[step11][gpu]") {
+    const std::int64_t m = 46341, n = 46343;  // 2147580963 elements: 64-bit indexing, misaligned columns and rows
+    std::size_t free_bytes = 0, total = 0;
+    REQUIRE(cudaMemGetInfo(&free_bytes, &total) == cudaSuccess);
+    if (free_bytes < 12ull << 30) {
+        WARN("not run: the GPU has " << (free_bytes >> 30) << " GiB free, the test needs 12");
+        return;
+    }
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row}) {
+        const auto p = gemv::make_problem<float>({m, n, layout}, 37);
+        const bool col = layout == gemv::Layout::col;
+        for (const VersatileConfig& c :
+             {VersatileConfig{256, 4, 4, col ? 1 : 256, 1, Combine::store, Loads::shifted},
+              VersatileConfig{256, 4, 4, col ? 4 : 32, 5, Combine::last_block, Loads::shifted},
+              versatile_heuristic(layout, m, n, 4, 132)})
+            check(p, c, gemv_test::describe({m, n}, layout, "float"));
+    }
+}
+
 TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]") {
-    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 256, 1}, gemv::Layout::col, 10, 10), gemv::UsageError);
-    REQUIRE_THROWS_AS(versatile_launch<double>({256, 4, 4, 256, 1}, gemv::Layout::row, 16, 16), gemv::UsageError);
-    REQUIRE_THROWS_AS(versatile_launch<float>({100, 1, 4, 32, 1}, gemv::Layout::row, 16, 16), gemv::UsageError);
-    REQUIRE_THROWS_AS(versatile_launch<float>({256, 1, 4, 48, 1}, gemv::Layout::row, 16, 16), gemv::UsageError);
-    REQUIRE_THROWS_AS(versatile_launch<float>({256, 1, 4, 32, 17}, gemv::Layout::row, 16, 16), gemv::UsageError);
-    // Flat row-major: whole rows (no splits), at most a warp a row, the block's rows in 48 KiB.
-    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 1, 2, false, true}, gemv::Layout::row, 16, 43),
-                      gemv::UsageError);
-    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 64, 1, false, true}, gemv::Layout::row, 16, 43),
-                      gemv::UsageError);
-    REQUIRE_THROWS_AS(versatile_launch<float>({256, 4, 4, 1, 1, false, true}, gemv::Layout::row, 16, 49),
-                      gemv::UsageError);
-    REQUIRE_NOTHROW(versatile_launch<float>({256, 4, 4, 1, 1, false, true}, gemv::Layout::row, 16, 43));
+    const auto refused = [](const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+        INFO(describe(c) << " on " << m << " x " << n);
+        REQUIRE_THROWS_AS(plan_versatile<float>(c, layout, m, n), gemv::UsageError);
+    };
+    using L = gemv::Layout;
+    refused({256, 4, 4, 1, 1}, L::col, 10, 10);                         // aligned loads, 4 does not divide m
+    refused({100, 1, 4, 32, 1}, L::row, 16, 16);                        // block not a multiple of 32
+    refused({256, 1, 4, 48, 1}, L::row, 16, 16);                        // 48 threads a row
+    refused({256, 1, 4, 32, 17, Combine::last_block}, L::row, 16, 16);  // more blocks than columns
+    refused({256, 1, 4, 32, 4, Combine::store}, L::row, 16, 1000);      // four blocks a row cannot just store
+    refused({256, 1, 4, 32, 1, Combine::atomic}, L::row, 16, 1000);     // one block a row has nothing to add
+    refused({256, 1, 4, 32, 9, Combine::cluster}, L::row, 16, 1000);    // a cluster holds at most 8
+    refused({256, 4, 4, 16, 1, Combine::store, Loads::shifted}, L::row, 16, 1001);  // shifted: a warp a row
+    refused({256, 4, 4, 16, 1, Combine::store, Loads::shifted}, L::col, 1001, 16);  // shifted: 16 down a column
+    refused({256, 1, 4, 32, 1, Combine::store, Loads::shifted}, L::col, 1001, 16);  // shifted: a vector of one
+    // Flat row-major: whole rows (one block a row), at most a warp a row, the block's rows in 48 KiB.
+    refused({256, 4, 4, 1, 2, Combine::last_block, Loads::flat}, L::row, 16, 43);
+    refused({256, 4, 4, 64, 1, Combine::store, Loads::flat}, L::row, 16, 43);
+    refused({256, 4, 4, 1, 1, Combine::store, Loads::flat}, L::row, 16, 49);
+    REQUIRE_NOTHROW(plan_versatile<float>({256, 4, 4, 1, 1, Combine::store, Loads::flat}, L::row, 16, 43));
+    // A 1 x n column-major matrix is read as the row-major one: a row-major configuration runs.
+    REQUIRE(plan_versatile<float>({256, 4, 4, 256, 4, Combine::last_block}, L::col, 1, 4096).family == Family::row);
 }

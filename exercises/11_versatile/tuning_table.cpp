@@ -4,13 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
-
-#include "json.hpp"
+#include <stdexcept>
 
 std::string default_tuning_dir() {
     return GEMV_TUNING_DIR;
@@ -19,7 +17,12 @@ std::string default_tuning_dir() {
 std::string tuning_file_name(const std::string& device, gemv::Precision precision, gemv::Layout layout) {
     std::string slug;
     for (char c : device) slug += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    return slug + "_" + gemv::to_string(precision) + "_" + gemv::to_string(layout) + ".json";
+    return slug + "_" + gemv::to_string(precision) + "_" + gemv::to_string(layout) + ".csv";
+}
+
+std::string default_table_path(const std::string& device, gemv::Precision precision, gemv::Layout layout,
+                               std::int64_t m, std::int64_t n) {
+    return default_tuning_dir() + "/" + tuning_file_name(device, precision, kernel_layout(layout, m, n));
 }
 
 std::vector<std::int64_t> mesh_axis(int points, std::int64_t max_dim) {
@@ -41,61 +44,101 @@ std::pair<std::int64_t, std::int64_t> in_vector_class(gemv::Layout layout, std::
     return {m, n};
 }
 
+// ---- the CSV file ----
+
+std::string point_header() {
+    std::string h = "m,n";
+    for (const ConfigField& f : config_fields()) h += std::string(",") + f.name;
+    return h + ",gbps";
+}
+
+std::string point_line(const TunedPoint& p) {
+    std::ostringstream s;
+    s << p.m << "," << p.n;
+    for (const ConfigField& f : config_fields()) s << "," << f.get(p.config);
+    s << "," << p.gbps;
+    return s.str();
+}
+
+TunedPoint parse_point(const std::string& line, gemv::Layout layout, std::size_t elem) {
+    std::vector<std::string> cells;
+    std::stringstream s(line);
+    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
+    const std::size_t fields = config_fields().size();
+    if (cells.size() != fields + 3)
+        throw std::runtime_error("'" + line + "' has " + std::to_string(cells.size()) + " cells, not " +
+                                 std::to_string(fields + 3));
+    TunedPoint p;
+    try {
+        std::size_t used_m = 0, used_n = 0, used_g = 0;
+        p.m = std::stoll(cells[0], &used_m);
+        p.n = std::stoll(cells[1], &used_n);
+        p.gbps = std::stod(cells.back(), &used_g);
+        if (used_m != cells[0].size() || used_n != cells[1].size() || used_g != cells.back().size())
+            throw std::invalid_argument("trailing text");
+    } catch (const std::exception&) {
+        throw std::runtime_error("'" + line + "': m, n and gbps must be numbers");
+    }
+    for (std::size_t k = 0; k < fields; ++k) {
+        const ConfigField& f = config_fields()[k];
+        const std::string why = f.set(p.config, cells[k + 2]);
+        if (!why.empty()) throw std::runtime_error("'" + line + "': " + f.name + " " + why);
+    }
+    const std::string why = versatile_invalid(p.config, layout, p.m, p.n, elem);
+    if (!why.empty())
+        throw std::runtime_error("entry " + std::to_string(p.m) + " x " + std::to_string(p.n) + " is invalid: " + why);
+    return p;
+}
+
 TuningTable load_tuning_table(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    const gemv::json::Value root = gemv::json::parse(text.str());
     TuningTable t;
-    t.device = root.str("device");
-    t.precision = root.str("precision");
-    t.layout = root.str("layout");
-    if (root.has("git_revision")) t.git_revision = root.str("git_revision");
-    if (root.has("created")) t.created = root.str("created");
-    if (root.has("tuning_seconds")) t.tuning_seconds = root.num("tuning_seconds");
-    const std::size_t elem = t.precision == "double" ? 8 : 4;
-    const gemv::Layout layout = t.layout == "row" ? gemv::Layout::row : gemv::Layout::col;
-    for (const auto& e : root.at("points").array) {
-        TunedPoint p;
-        p.m = static_cast<std::int64_t>(e.num("m"));
-        p.n = static_cast<std::int64_t>(e.num("n"));
-        p.config.block = static_cast<int>(e.num("block"));
-        p.config.vector = static_cast<int>(e.num("vector"));
-        p.config.unroll = static_cast<int>(e.num("unroll"));
-        p.config.threads_along = static_cast<int>(e.num("threads_along"));
-        p.config.splits = static_cast<std::int64_t>(e.num("splits"));
-        p.config.cluster = e.has("cluster") && e.num("cluster") != 0;
-        p.config.flat = e.has("flat") && e.num("flat") != 0;
-        p.gbps = e.has("gbps") ? e.num("gbps") : 0;
-        const std::string why = versatile_invalid(p.config, layout, p.m, p.n, elem);
-        if (!why.empty())
-            throw std::runtime_error("entry " + std::to_string(p.m) + " x " + std::to_string(p.n) +
-                                     " is invalid: " + why);
-        t.points.push_back(p);
+    std::string line;
+    bool header = false;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        if (line[0] == '#') {  // "# key: value"
+            const auto colon = line.find(':');
+            if (colon == std::string::npos) continue;
+            const std::string key = line.substr(2, colon - 2);
+            const std::string value = line.substr(std::min(line.size(), line.find_first_not_of(' ', colon + 1)));
+            if (key == "device") t.device = value;
+            if (key == "precision") t.precision = value;
+            if (key == "layout") t.layout = value;
+            if (key == "git_revision") t.git_revision = value;
+            if (key == "created") t.created = value;
+            if (key == "tuning_seconds") t.tuning_seconds = std::atof(value.c_str());
+            continue;
+        }
+        if (!header) {
+            if (line != point_header())
+                throw std::runtime_error(path + " has the columns '" + line + "', not '" + point_header() + "'");
+            header = true;
+            continue;
+        }
+        const std::size_t elem = t.precision == "double" ? 8 : 4;
+        t.points.push_back(parse_point(line, t.layout == "row" ? gemv::Layout::row : gemv::Layout::col, elem));
     }
-    if (t.points.empty()) throw std::runtime_error("no points");
+    if (t.device.empty() || t.precision.empty() || t.layout.empty())
+        throw std::runtime_error(path + " does not name its device, precision and layout");
+    if (t.points.empty()) throw std::runtime_error(path + " has no points");
     return t;
 }
 
 void save_tuning_table(const TuningTable& t, const std::string& path) {
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write " + path);
-    using gemv::json::quote;
-    out << "{\n  \"device\": " << quote(t.device) << ",\n  \"precision\": " << quote(t.precision)
-        << ",\n  \"layout\": " << quote(t.layout) << ",\n  \"git_revision\": " << quote(t.git_revision)
-        << ",\n  \"created\": " << quote(t.created) << ",\n  \"tuning_seconds\": " << t.tuning_seconds
-        << ",\n  \"points\": [\n";
-    for (std::size_t i = 0; i < t.points.size(); ++i) {
-        const TunedPoint& p = t.points[i];
-        out << "    {\"m\": " << p.m << ", \"n\": " << p.n << ", \"block\": " << p.config.block
-            << ", \"vector\": " << p.config.vector << ", \"unroll\": " << p.config.unroll
-            << ", \"threads_along\": " << p.config.threads_along << ", \"splits\": " << p.config.splits
-            << ", \"cluster\": " << int(p.config.cluster) << ", \"flat\": " << int(p.config.flat)
-            << ", \"gbps\": " << p.gbps << "}" << (i + 1 < t.points.size() ? "," : "") << "\n";
-    }
-    out << "  ]\n}\n";
+    out << "# step 11 tuning table: the fastest verified configuration at each mesh point (step11_tune)\n"
+        << "# device: " << t.device << "\n# precision: " << t.precision << "\n# layout: " << t.layout
+        << "\n# git_revision: " << t.git_revision << "\n# created: " << t.created
+        << "\n# tuning_seconds: " << t.tuning_seconds << "\n"
+        << point_header() << "\n";
+    for (const TunedPoint& p : t.points) out << point_line(p) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + path);
 }
+
+// ---- the run-time choice ----
 
 namespace {
 
@@ -105,30 +148,20 @@ void warn_once(const std::string& message) {
     if (said.insert(message).second) std::cerr << "step 11: " << message << "\n";
 }
 
-}  // namespace
+std::int64_t pow2_at_least(std::int64_t v) {
+    std::int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
 
-Choice choose_config(const std::string& table_path, const std::string& device, int sm_count, gemv::Layout layout,
-                     gemv::Precision precision, std::int64_t m, std::int64_t n) {
-    const std::size_t elem = gemv::element_size(precision);
-    const auto fallback = [&](const std::string& why) {
-        warn_once(why + "; using the heuristic configuration");
-        return Choice{versatile_heuristic(layout, m, n, elem, sm_count), "heuristic (" + why + ")"};
-    };
-    TuningTable t;
-    try {
-        t = load_tuning_table(table_path);
-    } catch (const std::exception& e) {
-        return fallback(std::string("no usable tuning table: ") + e.what());
-    }
-    if (t.device != device || t.precision != gemv::to_string(precision) || t.layout != gemv::to_string(layout))
-        return fallback("the table " + table_path + " is for " + t.device + ", " + t.precision + ", " + t.layout +
-                        ", not this device and problem");
+const TunedPoint& nearest_point(const TuningTable& t, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                                std::size_t elem) {
     // Nearest point of this shape's alignment class: the widest vector that divides the dimension
     // along the loads (a table without this class: any point).
     const int vector_class = widest_vector(layout, m, n, elem);
     const auto class_of = [&](const TunedPoint& p) { return widest_vector(layout, p.m, p.n, elem); };
-    bool classed = false;
-    for (const auto& p : t.points) classed |= class_of(p) == vector_class;
+    const bool classed =
+        std::any_of(t.points.begin(), t.points.end(), [&](const TunedPoint& p) { return class_of(p) == vector_class; });
     const TunedPoint* best = nullptr;
     double best_d = 0;
     for (const auto& p : t.points) {
@@ -137,61 +170,109 @@ Choice choose_config(const std::string& table_path, const std::string& device, i
         const double d = dm * dm + dn * dn;
         if (!best || d < best_d) best = &p, best_d = d;
     }
-    VersatileConfig c = best->config;
+    return *best;
+}
+
+// The tuned configuration moved from its mesh point to m×n.
+VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
+                      int sm_count) {
+    VersatileConfig c = tuned.config;
+    const bool col = layout == gemv::Layout::col;
+    const std::int64_t along = col ? m : n;
+    const int widest = widest_vector_of(elem);
     // The tuned grid held a number of waves of blocks; a shape with another number of row blocks
-    // keeps that number of whole waves, to the nearest `unit`-sized step. Tuned at 20 rows and run
-    // at 16, the split count alone gave 3.2 waves (87 % of the ceiling at 16 x 2^24 double).
+    // keeps that number of whole waves, to the nearest `unit`-sized step.
     const std::int64_t wave = blocks_per_wave(sm_count, c.block);
     const auto units_keeping_waves = [&](std::int64_t tuned_blocks, std::int64_t unit) {
         const double waves = double(tuned_blocks) / double(wave);
         const double blocks = waves < 1 ? double(tuned_blocks) : double(std::llround(waves) * wave);
         return std::max<std::int64_t>(1, std::llround(blocks / double(unit)));
     };
-    if (c.flat && layout == gemv::Layout::row) {
+    const std::int64_t lanes_for_m = c.vector > 0 ? m / c.vector : 0;
+    if (c.loads == Loads::flat && !col) {
         // Flat row-major: fewer rows a block (more threads a row) until they fit in shared memory;
-        // rows too long for that are read in place by a warp each.
-        while (c.threads_along < 32 && flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.threads_along *= 2;
-        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.flat = false;
-    } else if (c.flat && m != best->m && m % c.vector == 0 && m / c.vector <= c.block &&
-               (m / c.vector & (m / c.vector - 1)) == 0) {
+        // rows too long for that are read in place by a warp or more each, shifted.
+        while (c.threads_per_row < 32 && flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.threads_per_row *= 2;
+        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) {
+            c.loads = n % widest ? Loads::shifted : Loads::aligned;
+            c.vector = widest;
+        }
+    } else if (c.loads == Loads::flat && m != tuned.m && m % c.vector == 0 && lanes_for_m <= c.block &&
+               (lanes_for_m & (lanes_for_m - 1)) == 0) {
         // A row group of m / V threads covers these rows exactly, and then it reads faster than
-        // flat (4 x 2^26 double: 3026 against 2838-2901 GB/s): same threads, whole waves.
-        c.flat = false;
-        c.threads_along = static_cast<int>(m / c.vector);
-        c.splits = std::min<std::int64_t>({units_keeping_waves(c.splits, 1), n, 65535});
-    } else if (c.flat && m <= kFlatMaxRows) {
-        // Flat: the grid is a multiple of the unit this m needs.
-        const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);
-        if (m != best->m) c.splits = units_keeping_waves(c.splits, unit) * unit;
-    } else if (c.flat) {  // too many rows to read flat: the per-row-group kernel, one block a row group
-        c.flat = false;
-        c.threads_along = c.block;
-        c.splits = 1;
+        // flat: the same threads, whole waves.
+        c.loads = Loads::aligned;
+        c.threads_per_row = static_cast<int>(c.block / lanes_for_m);
+        c.blocks_per_row = std::min<std::int64_t>({units_keeping_waves(c.blocks_per_row, 1), n, 65535});
+    } else if (c.loads == Loads::flat && m <= kFlatMaxRows) {
+        const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);  // the grid this m needs
+        if (m != tuned.m) c.blocks_per_row = units_keeping_waves(c.blocks_per_row, unit) * unit;
+    } else if (c.loads == Loads::flat) {  // too many rows to read flat: a thread per row group
+        c.loads = m % widest ? Loads::shifted : Loads::aligned;
+        c.vector = widest;
+        c.threads_per_row = 1;
+        c.blocks_per_row = 1;
+        c.combine = Combine::store;
     }
-    // Loads need a vector that divides the dimension along them; where the tuned one does not (only
-    // for a table without this class), narrow it and keep the bytes a row group covers per pass.
-    if (!c.flat && (layout == gemv::Layout::col ? m : n) % c.vector) {
-        const int vector = std::min(c.vector, vector_class);
-        const std::int64_t threads = std::int64_t(c.threads_along) * c.vector / vector;
-        c.threads_along = static_cast<int>(std::clamp<std::int64_t>(threads, 1, c.block));
+    if (c.loads == Loads::aligned && along % c.vector) {
+        // Only for a table without this class: a narrower vector that divides the dimension, the
+        // same bytes a row group covers per pass.
+        const int vector = widest_vector(layout, m, n, elem);
+        const std::int64_t lanes =
+            std::int64_t(col ? c.block / c.threads_per_row : c.threads_per_row) * c.vector / vector;
+        const int clamped = static_cast<int>(std::clamp<std::int64_t>(lanes, 1, c.block));
+        c.threads_per_row = col ? c.block / clamped : clamped;
         c.vector = vector;
     }
-    // Never more threads along a row group than it takes to cover it once: a configuration tuned
-    // at n = 12 would leave three of every four threads idle at n = 4.
-    const std::int64_t along = layout == gemv::Layout::col ? m : n;
-    std::int64_t cover = 1;
-    while (cover * c.vector < along) cover *= 2;
-    if (!c.flat) c.threads_along = static_cast<int>(std::min<std::int64_t>(c.threads_along, cover));
-    if (!c.flat && c.splits > 1 && !c.cluster) {
-        const std::int64_t tuned_rows = versatile_row_blocks(best->config, layout, best->m, best->n);
-        const std::int64_t rows = versatile_row_blocks(c, layout, m, n);
-        if (rows != tuned_rows)
-            c.splits = std::min<std::int64_t>(units_keeping_waves(tuned_rows * c.splits, rows), 65535);
+    if (c.loads != Loads::flat) {
+        // Never more threads along a row group than it takes to cover it once (a configuration
+        // tuned at n = 12 would leave three of every four threads idle at n = 4); shifted loads
+        // keep a warp.
+        const std::int64_t cover = std::max<std::int64_t>(pow2_at_least((along + c.vector - 1) / c.vector),
+                                                          c.loads == Loads::shifted ? 32 : 1);
+        if (col) {
+            const std::int64_t lanes = std::min<std::int64_t>(c.block / c.threads_per_row, cover);
+            c.threads_per_row = static_cast<int>(c.block / lanes);
+        } else {
+            c.threads_per_row = static_cast<int>(std::min<std::int64_t>(c.threads_per_row, cover));
+        }
     }
-    if (!c.flat && c.splits > n) c.splits = n;
-    const std::string why = versatile_invalid(c, layout, m, n, elem);
+    if (c.loads != Loads::flat && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
+        const std::int64_t tuned_rows = row_blocks(tuned.config, layout, tuned.m, tuned.n);
+        const std::int64_t rows = row_blocks(c, layout, m, n);
+        if (rows != tuned_rows)
+            c.blocks_per_row = std::min<std::int64_t>(units_keeping_waves(tuned_rows * c.blocks_per_row, rows), 65535);
+    }
+    if (c.loads != Loads::flat) c.blocks_per_row = std::min(c.blocks_per_row, n);
+    if (c.blocks_per_row == 1 && c.loads != Loads::flat) c.combine = Combine::store;
+    if (c.blocks_per_row > 1 && c.combine == Combine::store) c.combine = Combine::last_block;
+    return c;
+}
+
+}  // namespace
+
+Choice choose_config(const std::string& table_path, const std::string& device, int sm_count, gemv::Layout layout,
+                     gemv::Precision precision, std::int64_t m, std::int64_t n) {
+    const std::size_t elem = gemv::element_size(precision);
+    const gemv::Layout kl = kernel_layout(layout, m, n);
+    const auto fallback = [&](const std::string& why) {
+        warn_once(why + "; using the heuristic configuration");
+        return Choice{versatile_heuristic(kl, m, n, elem, sm_count), "heuristic (" + why + ")"};
+    };
+    TuningTable t;
+    try {
+        t = load_tuning_table(table_path);
+    } catch (const std::exception& e) {
+        return fallback(std::string("no usable tuning table: ") + e.what());
+    }
+    if (t.device != device || t.precision != gemv::to_string(precision) || t.layout != gemv::to_string(kl))
+        return fallback("the table " + table_path + " is for " + t.device + ", " + t.precision + ", " + t.layout +
+                        ", not this device and problem");
+    const TunedPoint& tuned = nearest_point(t, kl, m, n, elem);
+    const VersatileConfig c = adapt(tuned, kl, m, n, elem, sm_count);
+    const std::string why = versatile_invalid(c, kl, m, n, elem);
     if (!why.empty())
         return fallback("the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" +
                         why + ")");
-    return {c, "tuned at " + std::to_string(best->m) + " x " + std::to_string(best->n)};
+    return {c, "tuned at " + std::to_string(tuned.m) + " x " + std::to_string(tuned.n)};
 }

@@ -265,16 +265,14 @@ LocalProduct make_local_product(LocalKernel k, GpuRank<T>& d, const gemv::Device
     // This rank's block is a rows x n problem of its own: step 11 picks its configuration for
     // that shape from this GPU's tuning table.
     std::string path = table;
-    if (path.empty() || path == "auto")
-        path = default_tuning_dir() + "/" + tuning_file_name(facts.name, gemv::precision_of<T>(), layout);
+    if (path.empty() || path == "auto") path = default_table_path(facts.name, gemv::precision_of<T>(), layout, rows, n);
     const Choice choice = choose_config(path, facts.name, facts.sm_count, layout, gemv::precision_of<T>(), rows, n);
-    const VersatileConfig c = choice.config;
-    const gemv::Launch launch = versatile_launch<T>(c, layout, rows, n);
+    const VersatileGemv<T> gemv(choice.config, layout, rows, n);
     p.name += choice.source.rfind("tuned", 0) == 0 ? " (tuned)" : " (heuristic)";
-    p.launch = launch;
-    p.traffic = versatile_traffic(c, layout, rows, n);
-    p.note = c.describe() + " (" + choice.source + ")";
-    p.run = [=](cudaStream_t s) { gemv_versatile(A, x, y, rows, n, layout, c, launch, s); };
+    p.launch = gemv.plan().launch;
+    p.traffic = gemv.plan().traffic;
+    p.note = describe(choice.config) + " (" + choice.source + ")";
+    p.run = [=](cudaStream_t s) { gemv(A, x, y, s); };
     return p;
 }
 

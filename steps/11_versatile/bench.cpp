@@ -1,54 +1,99 @@
-// Step 11's benchmark: the tuned kernel beside cuBLAS and the read ceiling, in one run, cold L2,
-// every output verified. Suites: the target shapes (1 GiB of float), the tuning mesh, Sørensen's
-// figure-4 curves (tall 100N×N, square 10N×10N, wide N×100N), and shapes off the mesh against a
-// search at that shape. Writes CSV; prints the figures the targets are judged by on stderr.
+// Step 11's benchmark: the tuned kernel beside cuBLAS (step 12's calls), the read ceiling and the
+// copy figure, in one run, cold L2, every output verified. Suites: the target shapes, the tuning
+// mesh, Sørensen's figure-4 curves, shapes off the mesh against a search at that shape, and odd
+// shapes drawn from a seed. Writes CSV; prints the figures the targets are judged by on stderr.
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <random>
 
 #include "cli.hpp"
-#include "mesh_tools.cuh"
+#include "gemv_cublas.hpp"
+#include "search.cuh"
 #include "tuning_table.hpp"
 
 namespace {
+
+using Shape2 = std::pair<std::int64_t, std::int64_t>;
 
 struct Row {
     std::string suite;
     gemv::Layout layout;
     std::int64_t m, n;
-    std::string config, source;
+    std::string config, plan, source;
     double t11 = 0, tcublas = 0, tbest = 0;
 };
+
+bool is_prime(std::int64_t v) {
+    if (v < 2) return false;
+    for (std::int64_t d = 2; d * d <= v; ++d)
+        if (v % d == 0) return false;
+    return true;
+}
+
+// Shapes nobody chose: m and n odd (or prime, every other shape) at footprints of A drawn evenly
+// in log from 4 MiB to 2 GiB, any aspect from 1:10^5 to 10^5:1; then m or n of 1, 2 and 3.
+std::vector<Shape2> odd_shapes(std::uint64_t seed, int count, std::size_t elem, std::int64_t max_elems) {
+    std::mt19937_64 rng(seed);
+    const double lo = std::log(4.0 * (1 << 20) / elem),
+                 hi = std::log(std::min(2.0 * (1 << 30) / elem, double(max_elems)));
+    std::uniform_real_distribution<double> log_elems(lo, hi), aspect(-5, 5);
+    const auto odd = [](std::int64_t v, bool prime) {
+        v = std::max<std::int64_t>(v, 5) | 1;
+        while (prime && !is_prime(v)) v += 2;
+        return v;
+    };
+    std::vector<Shape2> out;
+    for (int k = 0; k < count; ++k) {
+        const double elems = std::exp(log_elems(rng)), ratio = std::pow(10.0, aspect(rng));
+        const std::int64_t m = odd(std::llround(std::sqrt(elems * ratio)), k % 2 == 0);
+        out.push_back({m, odd(std::llround(elems / double(m)), k % 2 == 0)});
+    }
+    for (std::int64_t d : {1, 2, 3}) {
+        const std::int64_t other = odd(std::llround(std::exp(log_elems(rng)) / double(d)), d == 3);
+        out.push_back({d, other});
+        out.push_back({odd(std::llround(std::exp(log_elems(rng)) / double(d)), d == 2), d});
+    }
+    return out;
+}
 
 template <class T>
 struct Bench {
     const gemv::Options& o;
     gemv::DeviceFacts f;
-    double ceiling = 0;
+    double ceiling = 0, copy = 0;
+    std::int64_t max_elems = 0, max_dim = 0;
     std::vector<Row> rows;
-    std::int64_t max_elems;
+    CublasHandle cublas;
 
     explicit Bench(const gemv::Options& opt) : o(opt), f(gemv::query_device()) {
         ceiling = gemv::measure_read_ceiling(f, 20);
+        copy = gemv::measure_copy_gbps(f, 20);
         max_elems = (o.get_int("max-mib") << 20) / std::int64_t(sizeof(T));
+        max_dim = std::min<std::int64_t>(max_elems, std::int64_t(1) << 29);
     }
-    std::string table_for(gemv::Layout layout) const {
-        const std::string t = o.get("table-dir");
-        return (t == "auto" ? default_tuning_dir() : t) + "/" +
-               tuning_file_name(f.name, gemv::precision_of<T>(), layout);
+    bool fits(std::int64_t m, std::int64_t n) const { return m * n <= max_elems && m <= max_dim && n <= max_dim; }
+    std::string table_for(gemv::Layout layout, std::int64_t m, std::int64_t n) const {
+        const std::string dir = o.get("table-dir");
+        if (dir == "auto") return default_table_path(f.name, gemv::precision_of<T>(), layout, m, n);
+        return dir + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), kernel_layout(layout, m, n));
     }
-    void measure(DeviceProblem<T>& p, const std::string& suite, gemv::Layout layout, std::int64_t m, std::int64_t n,
-                 bool search = false) {
-        p.reference(m, n, layout);
-        const Choice c = choose_config(table_for(layout), f.name, f.sm_count, layout, gemv::precision_of<T>(), m, n);
-        Row r{suite, layout, m, n, c.config.describe(), c.source};
-        r.t11 = time_config(p, f, layout, m, n, c.config, o.reps);
-        r.tcublas = time_cublas(p, f, layout, m, n, o.reps);
+    void measure(gemv::DeviceProblem<T>& p, const std::string& suite, gemv::Layout layout, std::int64_t m,
+                 std::int64_t n, bool search = false) {
+        if (!fits(m, n)) return;
+        p.use(m, n, layout);
+        const Choice c =
+            choose_config(table_for(layout, m, n), f.name, f.sm_count, layout, gemv::precision_of<T>(), m, n);
+        Row r{suite, layout, m, n, describe(c.config), "", c.source};
+        const VersatileGemv<T> gemv(c.config, layout, m, n);
+        r.plan = describe(gemv.plan());
+        r.t11 = p.verified_median_ms(
+            f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, o.reps, "step 11 (" + r.config + ")");
+        r.tcublas = p.verified_median_ms(
+            f, [&](cudaStream_t s) { gemv_cublas(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps, "cuBLAS");
         if (search) r.tbest = search_best(p, f, layout, m, n, o.reps).ms;
         rows.push_back(r);
         std::cerr << "." << std::flush;
@@ -57,128 +102,167 @@ struct Bench {
 };
 
 template <class T>
-int bench(const gemv::Options& o) {
-    Bench<T> b(o);
-    const std::string suite = o.get("suite");
-    const std::vector<gemv::Layout> layouts =
-        o.get("layouts") == "both"
-            ? std::vector<gemv::Layout>{gemv::Layout::col, gemv::Layout::row}
-            : std::vector<gemv::Layout>{o.get("layouts") == "row" ? gemv::Layout::row : gemv::Layout::col};
-    DeviceProblem<T> p(b.max_elems, std::min<std::int64_t>(b.max_elems, std::int64_t(1) << 28), o.seed);
-    const std::int64_t max_dim = std::min<std::int64_t>(b.max_elems, std::int64_t(1) << 28);
-    const auto fits = [&](std::int64_t m, std::int64_t n) {
-        return m * n <= b.max_elems && m <= max_dim && n <= max_dim;
-    };
-
-    for (gemv::Layout layout : layouts) {
-        if (suite == "targets" || suite == "all") {
-            // 2^28 elements (1 GiB of float, 2 GiB of double) in seven shapes, tall to wide.
-            for (auto [lm, ln] : {std::pair<int, int>{26, 2}, {24, 4}, {20, 8}, {14, 14}, {8, 20}, {4, 24}, {2, 26}})
-                if (fits(std::int64_t(1) << lm, std::int64_t(1) << ln))
-                    b.measure(p, "targets", layout, std::int64_t(1) << lm, std::int64_t(1) << ln);
-        }
-        if (suite == "mesh" || suite == "all") {
-            try {
-                // Sørensen's mesh itself: the table tunes each point once per vector class, moving
-                // the dimension along which loads run; the other dimension keeps the mesh's values.
-                const TuningTable t = load_tuning_table(b.table_for(layout));
-                std::vector<std::int64_t> axis;
-                std::int64_t largest = 0;
-                for (const TunedPoint& q : t.points) {
-                    axis.push_back(layout == gemv::Layout::col ? q.n : q.m);
-                    largest = std::max(largest, q.m * q.n);
-                }
-                std::sort(axis.begin(), axis.end());
-                axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
-                for (std::int64_t m : axis)
-                    for (std::int64_t n : axis)
-                        if (m * n <= largest && fits(m, n)) b.measure(p, "mesh", layout, m, n);
-            } catch (const std::exception& e) {
-                std::cerr << "mesh suite: " << e.what() << "\n";
+void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite, gemv::Layout layout) {
+    const gemv::Options& o = b.o;
+    if (suite == "targets") {
+        // 2^28 elements (1 GiB of float, 2 GiB of double) in seven shapes, tall to wide.
+        for (auto [lm, ln] : {std::pair<int, int>{26, 2}, {24, 4}, {20, 8}, {14, 14}, {8, 20}, {4, 24}, {2, 26}})
+            b.measure(p, suite, layout, std::int64_t(1) << lm, std::int64_t(1) << ln);
+    } else if (suite == "mesh") {
+        // Sørensen's mesh as the tuning table holds it (each point once per vector class).
+        try {
+            const TuningTable t = load_tuning_table(b.table_for(layout, 2, 2));
+            std::vector<std::int64_t> axis;
+            std::int64_t largest = 0;
+            for (const TunedPoint& q : t.points) {
+                axis.push_back(layout == gemv::Layout::col ? q.n : q.m);
+                largest = std::max(largest, q.m * q.n);
             }
+            std::sort(axis.begin(), axis.end());
+            axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
+            for (std::int64_t m : axis)
+                for (std::int64_t n : axis)
+                    if (m * n <= largest) b.measure(p, suite, layout, m, n);
+        } catch (const std::exception& e) {
+            std::cerr << "mesh suite: " << e.what() << "\n";
         }
-        if (suite == "curves" || suite == "all") {
-            // Sørensen's figure 4: footprints from 4 KiB up, three shapes at each.
-            for (double mib = 1.0 / 256; mib * (1 << 20) <= double(b.max_elems) * sizeof(T); mib *= 2) {
-                const double elems = mib * (1 << 20) / sizeof(T);
-                const std::int64_t N = std::max<std::int64_t>(1, std::llround(std::sqrt(elems / 100)));
-                if (fits(100 * N, N)) b.measure(p, "curve-tall", layout, 100 * N, N);
-                if (fits(10 * N, 10 * N)) b.measure(p, "curve-square", layout, 10 * N, 10 * N);
-                if (fits(N, 100 * N)) b.measure(p, "curve-wide", layout, N, 100 * N);
-            }
+    } else if (suite == "curves") {
+        // Sørensen's figure 4: footprints from 4 KiB up, three shapes at each.
+        for (double mib = 1.0 / 256; mib * (1 << 20) <= double(b.max_elems) * sizeof(T); mib *= 2) {
+            const std::int64_t N =
+                std::max<std::int64_t>(1, std::llround(std::sqrt(mib * (1 << 20) / sizeof(T) / 100)));
+            b.measure(p, "curve-tall", layout, 100 * N, N);
+            b.measure(p, "curve-square", layout, 10 * N, 10 * N);
+            b.measure(p, "curve-wide", layout, N, 100 * N);
         }
-        if (suite == "offmesh" || suite == "all") {
-            std::mt19937_64 rng(o.seed);
-            std::uniform_real_distribution<double> logsize(std::log(4.0 * (1 << 20) / sizeof(T)),
-                                                           std::log(double(b.max_elems)));
-            std::uniform_real_distribution<double> aspect(-1, 1);
-            for (int k = 0; k < int(o.get_int("offmesh-points")); ++k) {
-                const double elems = std::exp(logsize(rng));
-                const double ratio = std::pow(10.0, 5 * aspect(rng));  // m/n from 1e-5 to 1e5
-                const std::int64_t m = std::max<std::int64_t>(3, std::llround(std::sqrt(elems * ratio)));
-                const std::int64_t n = std::max<std::int64_t>(3, std::llround(elems / double(m)));
-                if (fits(m, n)) b.measure(p, "offmesh", layout, m, n, true);
-            }
+    } else if (suite == "offmesh") {
+        std::mt19937_64 rng(o.seed);
+        std::uniform_real_distribution<double> logsize(std::log(4.0 * (1 << 20) / sizeof(T)),
+                                                       std::log(double(b.max_elems)));
+        std::uniform_real_distribution<double> aspect(-1, 1);
+        for (int k = 0; k < int(o.get_int("offmesh-points")); ++k) {
+            const double elems = std::exp(logsize(rng));
+            const double ratio = std::pow(10.0, 5 * aspect(rng));  // m/n from 1e-5 to 1e5
+            const std::int64_t m = std::max<std::int64_t>(3, std::llround(std::sqrt(elems * ratio)));
+            const std::int64_t n = std::max<std::int64_t>(3, std::llround(elems / double(m)));
+            b.measure(p, suite, layout, m, n, true);
         }
+    } else if (suite == "odd") {
+        for (auto [m, n] : odd_shapes(o.seed, int(o.get_int("odd-points")), sizeof(T), b.max_elems))
+            b.measure(p, suite, layout, m, n);
     }
-    std::cerr << "\n";
+}
 
-    // CSV with its metadata.
+template <class T>
+void write_csv(const Bench<T>& b, std::ostream& out) {
     const gemv::Metadata meta = b.f.metadata();
     const std::time_t now = std::time(nullptr);
     char date[32];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    const auto num = [](double v) {
+        std::ostringstream s;
+        s << std::setprecision(6) << v;
+        return s.str();
+    };
+    std::vector<gemv::Fields> rows;
+    for (const Row& r : b.rows)
+        rows.push_back({{"suite", r.suite, false},
+                        {"device", meta.device, false},
+                        {"sms", std::to_string(meta.units), true},
+                        {"runtime", meta.runtime_version, false},
+                        {"driver", meta.driver_version, false},
+                        {"git_revision", meta.git_revision, false},
+                        {"date", date, false},
+                        {"seed", std::to_string(b.o.seed), true},
+                        {"precision", gemv::to_string(gemv::precision_of<T>()), false},
+                        {"layout", gemv::to_string(r.layout), false},
+                        {"m", std::to_string(r.m), true},
+                        {"n", std::to_string(r.n), true},
+                        {"bytes", std::to_string(gemv::model_bytes(r.m, r.n, sizeof(T))), true},
+                        {"cache", "cold", false},
+                        {"reps", std::to_string(b.o.reps), true},
+                        {"ceiling_gbps", num(b.ceiling), true},
+                        {"copy_gbps", num(b.copy), true},
+                        {"step11_ms", num(r.t11), true},
+                        {"step11_gbps", num(b.gbps(r, r.t11)), true},
+                        {"cublas_ms", num(r.tcublas), true},
+                        {"cublas_gbps", num(b.gbps(r, r.tcublas)), true},
+                        {"speedup", num(r.tcublas / r.t11), true},
+                        {"best_ms", num(r.tbest), true},
+                        {"step11_config", r.config, false},
+                        {"step11_plan", r.plan, false},
+                        {"step11_source", r.source, false}});
+    gemv::print_fields(out, gemv::Format::csv, rows);
+}
+
+// The targets' figures, per layout, on stderr.
+template <class T>
+void print_verdict(const Bench<T>& b, gemv::Layout layout) {
+    double min_pct = 1e9, max_gbps = 0, min_gbps = 1e18, log_sum = 0, min_ratio = 1e9, worst_small = 0;
+    double worst_offmesh = 0, odd_min_ratio = 1e9, big_min_pct = 1e9, big_max = 0, big_min = 1e18;
+    int mesh_big = 0, odd = 0;
+    for (const Row& r : b.rows) {
+        if (r.layout != layout) continue;
+        const double bytes = double(gemv::model_bytes(r.m, r.n, sizeof(T))), gbps = b.gbps(r, r.t11);
+        if (r.suite == "targets") {
+            min_pct = std::min(min_pct, 100 * gbps / b.ceiling);
+            max_gbps = std::max(max_gbps, gbps);
+            min_gbps = std::min(min_gbps, gbps);
+        }
+        if (r.suite == "mesh" && bytes >= 4.0 * (1 << 20)) {
+            log_sum += std::log(r.tcublas / r.t11);
+            ++mesh_big;
+            min_ratio = std::min(min_ratio, r.tcublas / r.t11);
+        } else if (r.suite == "mesh") {
+            worst_small = std::max(worst_small, r.t11 / r.tcublas);
+        }
+        if (r.suite == "offmesh") worst_offmesh = std::max(worst_offmesh, r.t11 / r.tbest - 1);
+        if (r.suite == "odd") {
+            ++odd;
+            odd_min_ratio = std::min(odd_min_ratio, r.tcublas / r.t11);
+        }
+        if (bytes >= 256.0 * (1 << 20) && r.suite != "mesh") {  // against the copy figure where n < 8
+            big_min_pct = std::min(big_min_pct, 100 * gbps / (r.n < 8 ? b.copy : b.ceiling));
+            big_max = std::max(big_max, gbps);
+            big_min = std::min(big_min, gbps);
+        }
+    }
+    std::cerr << std::fixed << gemv::to_string(gemv::precision_of<T>()) << " " << gemv::to_string(layout) << ":";
+    if (max_gbps > 0)
+        std::cerr << std::setprecision(1) << " targets min " << min_pct << "% of ceiling, spread "
+                  << 100 * (max_gbps / min_gbps - 1) << "%;";
+    if (mesh_big)
+        std::cerr << std::setprecision(3) << " mesh >=4MiB geomean " << std::exp(log_sum / mesh_big) << "x cuBLAS, min "
+                  << min_ratio << "x; <4MiB worst time " << worst_small << "x cuBLAS's;";
+    if (worst_offmesh > 0) std::cerr << std::setprecision(1) << " off-mesh worst " << 100 * worst_offmesh << "% over;";
+    if (odd) std::cerr << std::setprecision(3) << " odd min " << odd_min_ratio << "x cuBLAS;";
+    if (big_max > 0)
+        std::cerr << std::setprecision(1) << " >=256MiB min " << big_min_pct << "% of ceiling (copy where n<8), spread "
+                  << 100 * (big_max / big_min - 1) << "%;";
+    std::cerr << "\n";
+}
+
+template <class T>
+int bench(const gemv::Options& o) {
+    Bench<T> b(o);
+    std::vector<std::string> suites = {o.get("suite")};
+    if (suites[0] == "all") suites = {"targets", "mesh", "curves", "offmesh", "odd"};
+    std::vector<gemv::Layout> layouts = {gemv::Layout::col, gemv::Layout::row};
+    if (o.get("layouts") != "both") layouts = {o.get("layouts") == "row" ? gemv::Layout::row : gemv::Layout::col};
+    std::cerr << "seed " << o.seed
+              << (o.seed_given ? ""
+                               : " (drawn: give --seed " + std::to_string(o.seed) + " to draw the same shapes again)")
+              << "\n";
+    gemv::DeviceProblem<T> p(b.max_elems, b.max_dim, o.seed);
+    for (gemv::Layout layout : layouts)
+        for (const std::string& suite : suites) run_suite(b, p, suite, layout);
+    std::cerr << "\nceiling " << std::setprecision(0) << std::fixed << b.ceiling << " GB/s, copy " << b.copy
+              << " GB/s\n";
     std::ofstream file;
     const std::string out = o.get("out");
     if (out != "-") file.open(out);
-    std::ostream& csv = out == "-" ? std::cout : file;
-    csv << "suite,device,sms,runtime,driver,git_revision,date,precision,layout,m,n,bytes,cache,reps,ceiling_gbps,"
-           "step11_ms,step11_gbps,cublas_ms,cublas_gbps,speedup,best_ms,step11_config,step11_source\n";
-    for (const Row& r : b.rows)
-        csv << r.suite << ",\"" << meta.device << "\"," << meta.units << "," << meta.runtime_version << ","
-            << meta.driver_version << "," << meta.git_revision << "," << date << ","
-            << gemv::to_string(gemv::precision_of<T>()) << "," << gemv::to_string(r.layout) << "," << r.m << "," << r.n
-            << "," << gemv::model_bytes(r.m, r.n, sizeof(T)) << ",cold," << o.reps << "," << b.ceiling << "," << r.t11
-            << "," << b.gbps(r, r.t11) << "," << r.tcublas << "," << b.gbps(r, r.tcublas) << "," << r.tcublas / r.t11
-            << "," << r.tbest << ",\"" << r.config << "\",\"" << r.source << "\"\n";
-
-    // The targets' figures.
-    std::cerr << std::fixed << std::setprecision(3) << "ceiling " << std::setprecision(0) << b.ceiling << " GB/s\n";
-    for (gemv::Layout layout : layouts) {
-        double min_pct = 1e9, max_gbps = 0, min_gbps = 1e18, log_sum = 0, min_ratio = 1e9, worst_small = 0;
-        int big = 0;
-        double worst_offmesh = 0;
-        for (const Row& r : b.rows) {
-            if (r.layout != layout) continue;
-            const double bytes = double(gemv::model_bytes(r.m, r.n, sizeof(T)));
-            if (r.suite == "targets") {
-                min_pct = std::min(min_pct, 100 * b.gbps(r, r.t11) / b.ceiling);
-                max_gbps = std::max(max_gbps, b.gbps(r, r.t11));
-                min_gbps = std::min(min_gbps, b.gbps(r, r.t11));
-            }
-            if (r.suite == "mesh") {
-                if (bytes >= 4.0 * (1 << 20)) {
-                    log_sum += std::log(r.tcublas / r.t11);
-                    ++big;
-                    min_ratio = std::min(min_ratio, r.tcublas / r.t11);
-                } else {
-                    worst_small = std::max(worst_small, r.t11 / r.tcublas);
-                }
-            }
-            if (r.suite == "offmesh") worst_offmesh = std::max(worst_offmesh, r.t11 / r.tbest - 1);
-        }
-        std::cerr << std::setprecision(3) << gemv::to_string(gemv::precision_of<T>()) << " " << gemv::to_string(layout)
-                  << ":";
-        if (max_gbps > 0)
-            std::cerr << " targets min " << std::setprecision(1) << min_pct << "% of ceiling, shape spread "
-                      << 100 * (max_gbps / min_gbps - 1) << "%;";
-        if (big)
-            std::cerr << std::setprecision(3) << " mesh >=4MiB geomean " << std::exp(log_sum / big) << "x cuBLAS, min "
-                      << min_ratio << "x; <4MiB worst time " << worst_small << "x cuBLAS's;";
-        if (worst_offmesh > 0)
-            std::cerr << " off-mesh worst " << std::setprecision(1) << 100 * worst_offmesh << "% over the best;";
-        std::cerr << "\n";
-    }
+    write_csv(b, out == "-" ? std::cout : file);
+    for (gemv::Layout layout : layouts) print_verdict(b, layout);
     return gemv::kExitOk;
 }
 
@@ -191,13 +275,15 @@ int main(int argc, char** argv) {
     spec.title = "step 11 tuned against cuBLAS and the read ceiling, one run, cold L2, verified";
     spec.gpu = true;
     spec.default_reps = 15;
-    spec.options = {{"suite", "what to measure", "targets", {"targets", "mesh", "curves", "offmesh", "all"}},
+    spec.options = {{"suite", "what to measure", "targets", {"targets", "mesh", "curves", "offmesh", "odd", "all"}},
                     {"layouts", "which layouts", "both", {"col", "row", "both"}},
                     {"max-mib", "largest footprint of A, MiB", "4096", {}, 1, 1 << 20},
                     {"offmesh-points", "shapes off the mesh to check", "8", {}, 1, 1000},
+                    {"odd-points", "odd and prime shapes to draw (the degenerate ones come on top)", "16", {}, 1, 1000},
                     {"table-dir", "where the tuning tables are (default: beside the solution)", "auto", {}, 0, 0, true},
                     {"out", "CSV file, - for standard output", "-", {}, 0, 0, true}};
-    return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
+    return gemv::run_step(argc, argv, spec, [](gemv::Options o) {
+        if (!o.seed_given) o.seed = std::random_device{}();  // a fresh draw, printed
         return o.precision == gemv::Precision::f32 ? bench<float>(o) : bench<double>(o);
     });
 }

@@ -2,21 +2,59 @@
 // point of Sørensen's 24×24 logarithmic mesh that fits, written as this device's tuning table.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "cli.hpp"
-#include "mesh_tools.cuh"
+#include "search.cuh"
 #include "tuning_table.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Shape2 = std::pair<std::int64_t, std::int64_t>;
+
+// The mesh: every point once per vector class (float: 16-, 8- and 4-byte loads; double: 16 and
+// 8), moved to the nearest dimension of that class, that fits in max_elems.
+std::vector<Shape2> mesh_points(gemv::Layout layout, const std::vector<std::int64_t>& axis, std::int64_t max_elems,
+                                std::size_t elem) {
+    std::vector<Shape2> points;
+    for (std::int64_t m : axis)
+        for (std::int64_t n : axis)
+            for (int v = widest_vector_of(elem); v >= 1; v /= 2) {
+                const Shape2 p = in_vector_class(layout, m, n, v, elem);
+                if (p.first * p.second <= max_elems && p.first <= axis.back() && p.second <= axis.back() &&
+                    std::find(points.begin(), points.end(), p) == points.end())
+                    points.push_back(p);
+            }
+    return points;
+}
+
+// An interrupted run resumes: every finished point is a line of `<table>.partial`, in the table's
+// own columns.
+std::map<Shape2, TunedPoint> resume(const std::string& partial, gemv::Layout layout, std::size_t elem) {
+    std::map<Shape2, TunedPoint> done;
+    std::ifstream in(partial);
+    std::string line;
+    if (!std::getline(in, line)) return done;
+    if (line != point_header()) {
+        std::cerr << "ignoring " << partial << ": written with other columns\n";
+        return done;
+    }
+    while (std::getline(in, line)) {
+        try {
+            const TunedPoint p = parse_point(line, layout, elem);
+            done[{p.m, p.n}] = p;
+        } catch (const std::exception& e) {
+            std::cerr << "ignoring a line of " << partial << ": " << e.what() << "\n";
+        }
+    }
+    return done;
+}
 
 template <class T>
 int tune(const gemv::Options& o) {
@@ -28,54 +66,36 @@ int tune(const gemv::Options& o) {
     std::string out = o.get("out");
     if (out == "auto") out = default_tuning_dir() + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), layout);
     const std::string partial = out + ".partial";
-
-    // An interrupted run resumes: every finished point is appended to the .partial file.
-    std::map<std::pair<std::int64_t, std::int64_t>, TunedPoint> done;
-    {
-        std::ifstream in(partial);
-        TunedPoint p;
-        while (in >> p.m >> p.n >> p.config.block >> p.config.vector >> p.config.unroll >> p.config.threads_along >>
-               p.config.splits >> p.config.cluster >> p.config.flat >> p.gbps)
-            done[{p.m, p.n}] = p;
-    }
-    std::vector<std::pair<std::int64_t, std::int64_t>> points;
-    // Each mesh point once per vector class (float: 16-, 8- and 4-byte loads; double: 16 and 8).
-    std::vector<int> classes = sizeof(T) == 4 ? std::vector<int>{4, 2, 1} : std::vector<int>{2, 1};
-    for (std::int64_t m : axis)
-        for (std::int64_t n : axis)
-            for (int v : classes) {
-                const auto [cm, cn] = in_vector_class(layout, m, n, v, sizeof(T));
-                if (cm * cn <= max_elems && cm <= axis.back() && cn <= axis.back() &&
-                    std::find(points.begin(), points.end(), std::make_pair(cm, cn)) == points.end())
-                    points.push_back({cm, cn});
-            }
+    std::map<Shape2, TunedPoint> done = resume(partial, layout, sizeof(T));
+    // Points whose own layout reads as the other one (1 x n column-major) are tuned in that table.
+    std::vector<Shape2> points;
+    for (const Shape2& p : mesh_points(layout, axis, max_elems, sizeof(T)))
+        if (kernel_layout(layout, p.first, p.second) == layout) points.push_back(p);
     std::cerr << "tuning " << gemv::to_string(gemv::precision_of<T>()) << ", " << gemv::layout_word(layout) << " on "
               << f.name << ": " << points.size() << " mesh points up to " << gemv::format_bytes(double(budget))
               << (done.empty() ? "" : ", " + std::to_string(done.size()) + " resumed from " + partial) << "\n";
 
-    DeviceProblem<T> p(max_elems, axis.back(), o.seed);
-    std::ofstream log(partial, std::ios::app);
+    gemv::DeviceProblem<T> p(max_elems, axis.back(), o.seed);
+    std::ofstream log(partial, done.empty() ? std::ios::trunc : std::ios::app);
+    if (done.empty()) log << point_header() << std::endl;
     const auto start = Clock::now();
-    double work_done = 0, work_total = 0;  // bytes, for the time-left estimate
+    double work_done = 0, work_total = 0;  // elements, for the time-left estimate
     for (auto [m, n] : points) work_total += double(m) * double(n);
     std::size_t k = 0;
     for (auto [m, n] : points) {
         ++k;
         if (!done.count({m, n})) {
-            p.reference(m, n, layout);
+            p.use(m, n, layout);
             const Candidate best = search_best(p, f, layout, m, n, o.reps);
             const double gbps = double(gemv::model_bytes(m, n, sizeof(T))) / (best.ms * 1e6);
             done[{m, n}] = {m, n, best.config, gbps};
-            const VersatileConfig& c = best.config;
-            log << m << " " << n << " " << c.block << " " << c.vector << " " << c.unroll << " " << c.threads_along
-                << " " << c.splits << " " << c.cluster << " " << c.flat << " " << gbps << std::endl;
+            log << point_line(done[{m, n}]) << std::endl;
         }
         work_done += double(m) * double(n);
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-        const TunedPoint& d = done[{m, n}];
         std::cerr << "\r[" << std::setw(4) << k << "/" << points.size() << "] " << std::setw(10) << m << " x "
                   << std::left << std::setw(10) << n << std::right << " best " << std::setw(6) << std::fixed
-                  << std::setprecision(0) << d.gbps << " GB/s  elapsed " << elapsed << " s, about "
+                  << std::setprecision(0) << done[{m, n}].gbps << " GB/s  elapsed " << elapsed << " s, about "
                   << elapsed / work_done * (work_total - work_done) << " s left   " << std::flush;
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();

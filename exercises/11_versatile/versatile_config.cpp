@@ -1,0 +1,238 @@
+// Generated from solutions/11_versatile/versatile_config.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+#include "versatile_config.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <numeric>
+#include <sstream>
+
+namespace {
+
+bool power_of_two(std::int64_t v) {
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+std::int64_t div_up(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
+
+std::int64_t pow2_at_least(std::int64_t v) {
+    std::int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+// A whole number from text, or why not.
+std::string parse_whole(const std::string& text, std::int64_t& out) {
+    std::size_t used = 0;
+    try {
+        out = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    return used == text.size() && !text.empty() ? "" : "takes a whole number, not '" + text + "'";
+}
+
+template <class Field>
+ConfigField whole_field(const char* name, const char* help, Field VersatileConfig::*field) {
+    return {name, help, [field](const VersatileConfig& c) { return std::to_string(c.*field); },
+            [field](VersatileConfig& c, const std::string& text) {
+                std::int64_t v = 0;
+                std::string why = parse_whole(text, v);
+                if (why.empty()) c.*field = static_cast<Field>(v);
+                return why;
+            }};
+}
+
+template <class Enum>
+ConfigField enum_field(const char* name, const char* help, Enum VersatileConfig::*field,
+                       std::initializer_list<Enum> values) {
+    const std::vector<Enum> all(values);
+    return {name, help, [field](const VersatileConfig& c) { return std::string(to_string(c.*field)); },
+            [field, all](VersatileConfig& c, const std::string& text) {
+                std::string names;
+                for (Enum e : all) {
+                    if (text == to_string(e)) {
+                        c.*field = e;
+                        return std::string();
+                    }
+                    names += (names.empty() ? "" : ", ") + std::string(to_string(e));
+                }
+                return "is one of " + names + ", not '" + text + "'";
+            }};
+}
+
+}  // namespace
+
+const char* to_string(Combine c) {
+    switch (c) {
+        case Combine::store:
+            return "store";
+        case Combine::atomic:
+            return "atomic";
+        case Combine::cluster:
+            return "cluster";
+        case Combine::last_block:
+            return "last_block";
+    }
+    return "?";
+}
+
+const char* to_string(Loads l) {
+    switch (l) {
+        case Loads::aligned:
+            return "aligned";
+        case Loads::shifted:
+            return "shifted";
+        case Loads::flat:
+            return "flat";
+    }
+    return "?";
+}
+
+const std::vector<ConfigField>& config_fields() {
+    static const std::vector<ConfigField> fields = {
+        whole_field("block", "BLOCKSIZE, threads per block", &VersatileConfig::block),
+        whole_field("vector", "elements per load, 16 bytes at most", &VersatileConfig::vector),
+        whole_field("unroll", "loads in flight per thread: 1, 2, 4 or 8", &VersatileConfig::unroll),
+        whole_field("threads_per_row", "threads of a block adding up parts of one row",
+                    &VersatileConfig::threads_per_row),
+        whole_field("blocks_per_row", "blocks adding up parts of one row", &VersatileConfig::blocks_per_row),
+        enum_field("combine", "how those blocks add up", &VersatileConfig::combine,
+                   {Combine::store, Combine::atomic, Combine::cluster, Combine::last_block}),
+        enum_field("loads", "how A is read", &VersatileConfig::loads, {Loads::aligned, Loads::shifted, Loads::flat}),
+    };
+    return fields;
+}
+
+std::string describe(const VersatileConfig& c) {
+    std::ostringstream s;
+    for (const ConfigField& f : config_fields())
+        s << (&f == &config_fields().front() ? "" : ", ") << f.name << " " << f.get(c);
+    return s.str();
+}
+
+gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    if (layout == gemv::Layout::col && m == 1) return gemv::Layout::row;
+    if (layout == gemv::Layout::row && n == 1 && m > 1) return gemv::Layout::col;
+    return layout;
+}
+
+bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
+    return layout == gemv::Layout::row && c.loads == Loads::aligned && c.blocks_per_row == 1 &&
+           c.threads_per_row <= 32 && std::int64_t(c.threads_per_row) * c.vector >= n;
+}
+
+std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    const std::int64_t lanes = c.block / c.threads_per_row;  // threads down a column, or rows a block
+    if (layout == gemv::Layout::col) return c.loads == Loads::flat ? m : lanes * c.vector;
+    return lanes * (short_rows(c, layout, n) ? c.unroll : 1);
+}
+
+std::int64_t row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    return div_up(m, rows_per_block(c, layout, m, n));
+}
+
+std::int64_t flat_grid_unit(std::int64_t m, int block, int vector) {
+    return m / std::gcd(m, std::int64_t(block) * vector);
+}
+
+std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem) {
+    // The rows, plus up to V - 1 elements before the first and after the last aligned load.
+    return (std::int64_t(c.block / c.threads_per_row) * n + 2 * c.vector) * std::int64_t(elem);
+}
+
+std::int64_t blocks_per_wave(int sm_count, int block) {
+    return std::int64_t(sm_count) * (2048 / block);  // Hopper: 2048 threads per SM
+}
+
+int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem) {
+    const std::int64_t along = layout == gemv::Layout::col ? m : n;
+    for (int v = widest_vector_of(elem); v > 1; v /= 2)
+        if (along % v == 0) return v;
+    return 1;
+}
+
+std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                              std::size_t elem) {
+    const bool col = layout == gemv::Layout::col;
+    if (m < 1 || n < 1) return "m and n must be positive";
+    if (c.block < 32 || c.block > 1024 || c.block % 32) return "block must be a multiple of 32 from 32 to 1024";
+    if (!power_of_two(c.vector) || c.vector * elem > 16) return "vector must be a power of two, 16 bytes at most";
+    if (!(c.unroll == 1 || c.unroll == 2 || c.unroll == 4 || c.unroll == 8)) return "unroll must be 1, 2, 4 or 8";
+    // The threads a warp-shuffle fold combines must be a power of two: those sharing a row in
+    // row-major, those down a column (block / threads_per_row) in column-major.
+    if (c.threads_per_row < 1 || c.block % c.threads_per_row ||
+        !power_of_two(col ? c.block / c.threads_per_row : c.threads_per_row))
+        return col ? "threads_per_row must divide block into a power of two"
+                   : "threads_per_row must be a power of two that divides block";
+    if (c.blocks_per_row < 1) return "blocks_per_row must be at least 1";
+    if ((c.combine == Combine::store) != (c.blocks_per_row == 1))
+        return "combine is store exactly when one block adds up each row (blocks_per_row 1)";
+    if (c.combine == Combine::cluster && c.blocks_per_row > 8) return "a cluster combines 2 to 8 blocks";
+    const std::int64_t lanes = c.block / c.threads_per_row;
+    switch (c.loads) {
+        case Loads::aligned:
+            if ((col ? m : n) % c.vector)
+                return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
+            break;
+        case Loads::shifted:
+            if (c.vector == 1) return "shifted loads need a vector wider than one element";
+            if (col && lanes < 32) return "shifted loads need a warp down each column: threads_per_row <= block / 32";
+            if (!col && c.threads_per_row < 32)
+                return "shifted loads need a warp along each row: threads_per_row >= 32";
+            break;
+        case Loads::flat:
+            if (c.combine == Combine::cluster) return "flat does not combine in a cluster";
+            if (col) {
+                if (m > kFlatMaxRows)
+                    return "flat column-major takes at most " + std::to_string(kFlatMaxRows) + " rows";
+                if (c.threads_per_row != c.block) return "flat column-major: every thread adds to every row";
+                if (c.blocks_per_row > INT_MAX || c.blocks_per_row % flat_grid_unit(m, c.block, c.vector))
+                    return "flat column-major needs a multiple of " +
+                           std::to_string(flat_grid_unit(m, c.block, c.vector)) +
+                           " blocks (block * vector * blocks a multiple of m)";
+                return "";  // one row block, on a grid of up to 2^31 - 1 blocks
+            }
+            if (c.blocks_per_row != 1) return "flat row-major reads whole rows: blocks_per_row must be 1";
+            if (c.threads_per_row > 32) return "flat row-major shares a row among at most 32 threads";
+            if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes)
+                return "flat row-major copies block / threads_per_row rows to shared memory: at most " +
+                       std::to_string(kFlatTileBytes / 1024) + " KiB";
+            break;
+    }
+    if (c.blocks_per_row > 65535 || c.blocks_per_row > n) return "blocks_per_row must be from 1 to min(n, 65535)";
+    if (row_blocks(c, layout, m, n) > INT_MAX) return "too many blocks along the rows";
+    return "";
+}
+
+VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
+                                    int sm_count) {
+    const bool col = layout == gemv::Layout::col;
+    const std::int64_t along = col ? m : n;
+    const int widest = widest_vector_of(elem);
+    VersatileConfig c;
+    c.block = 256;
+    c.unroll = 4;
+    c.vector = widest_vector(layout, m, n, elem);
+    std::int64_t lanes_needed = div_up(along, c.vector);  // threads that cover a column (or a row) once
+    // Threads down a column (column-major) or along a row (row-major, about eight loads each).
+    std::int64_t along_threads =
+        std::min<std::int64_t>(c.block, pow2_at_least(col ? lanes_needed : div_up(lanes_needed, 8)));
+    // A dimension 16-byte loads cannot follow in place, but long enough for a warp: shifted loads.
+    if (c.vector < widest && along >= 32 * widest && along_threads >= 32) {
+        c.vector = widest;
+        c.loads = Loads::shifted;
+        along_threads = std::min<std::int64_t>(c.block, pow2_at_least(div_up(along, col ? widest : 8 * widest)));
+        along_threads = std::max<std::int64_t>(32, along_threads);
+    }
+    c.threads_per_row = static_cast<int>(col ? c.block / along_threads : along_threads);
+    const std::int64_t blocks = row_blocks(c, layout, m, n);
+    const std::int64_t wanted = blocks_per_wave(sm_count, c.block);  // one full wave
+    // Each thread keeps at least 16 loads' worth of its slice of the columns.
+    const std::int64_t per_slice = 16 * std::int64_t(c.threads_per_row) * (col ? 1 : c.vector);
+    const std::int64_t max_splits = std::max<std::int64_t>(1, n / per_slice);
+    c.blocks_per_row = std::min<std::int64_t>({std::max<std::int64_t>(1, div_up(wanted, blocks)), max_splits, 65535});
+    c.combine = c.blocks_per_row > 1 ? Combine::last_block : Combine::store;
+    return c;
+}

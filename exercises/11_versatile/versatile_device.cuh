@@ -1,0 +1,167 @@
+// Generated from solutions/11_versatile/versatile_device.cuh by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// What step 11's kernel families share on the device: the one argument every kernel takes, the
+// loads (streaming, cached, shifted), and how a block hands its row sums on.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "shared_memory.cuh"
+#include "versatile_config.hpp"
+
+// Every kernel of step 11 takes this one argument: it reads the fields its family needs.
+template <class T>
+struct GemvArgs {
+    const T* A;
+    const T* x;
+    T* y;
+    std::int64_t m, n;
+    int threads_per_row;          // threads of a block that share a row (column-major: along the columns)
+    std::int64_t cols_per_block;  // columns in one block's slice of a row, a multiple of the vector
+    Combine combine;
+    T* partial;         // last_block: blocks_per_row partial sums a row (flat column-major: m running sums)
+    unsigned* arrived;  // last_block: how many blocks of each row group have finished
+};
+
+// V elements of T as one load of V·sizeof(T) bytes (2 to 16), whatever T is.
+template <int Bytes>
+struct RawOf;
+template <>
+struct RawOf<2> {
+    using type = unsigned short;
+};
+template <>
+struct RawOf<4> {
+    using type = unsigned;
+};
+template <>
+struct RawOf<8> {
+    using type = uint2;
+};
+template <>
+struct RawOf<16> {
+    using type = uint4;
+};
+template <class T, int V>
+using Raw = typename RawOf<V* int(sizeof(T))>::type;
+
+// A is streamed (__ldcs: evict first, it is read once); x is reused by every row (__ldg: the
+// read-only cache keeps it). The bytes are moved to T registers by memcpy, which costs nothing.
+template <class T, int V>
+__device__ __forceinline__ void load_streaming(const T* p, T (&out)[V]) {
+    const Raw<T, V> v = __ldcs(reinterpret_cast<const Raw<T, V>*>(p));
+    memcpy(out, &v, sizeof v);
+}
+
+template <class T, int V>
+__device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
+    const Raw<T, V> v = __ldg(reinterpret_cast<const Raw<T, V>*>(p));
+    memcpy(out, &v, sizeof v);
+}
+
+// V elements from flat index e on, those at or past `end` set to 0 and not loaded.
+template <class T, int V>
+__device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int64_t end, T (&out)[V]) {
+    if (e + V <= end) {
+        load_streaming<T, V>(A + e, out);
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[k] = e + k < end ? __ldcs(A + e + k) : T(0);
+    }
+}
+
+// BEGIN EXCERPT shifted
+// Lane l of a warp gets A[f + l·V + k], k < V, for any f (the same in every lane). A 16-byte load
+// needs an address that is a multiple of 16 bytes, and f·sizeof(T) need not be one: each lane
+// loads the aligned vector its elements start in and takes the rest from the next lane's vector
+// (lane 31 loads that one itself). Elements at or past `end` are 0. Every lane must call it.
+template <class T, int V>
+__device__ __forceinline__ void load_shifted(const T* A, std::int64_t f, std::int64_t end, T (&out)[V]) {
+    const int lane = threadIdx.x & 31, shift = static_cast<int>(f & (V - 1));
+    const std::int64_t at = f - shift + std::int64_t(lane) * V;
+    T mine[V], next[V];
+    load_until<T, V>(A, at, end, mine);
+#pragma unroll
+    for (int k = 0; k < V; ++k) out[k] = mine[k];
+    if (shift == 0) return;  // the same in the whole warp: no lane needs its neighbour
+#pragma unroll
+    for (int k = 0; k < V; ++k) next[k] = __shfl_down_sync(0xffffffffu, mine[k], 1);
+    if (lane == 31) load_until<T, V>(A, at + V, end, next);
+#pragma unroll
+    for (int s = 1; s < V; ++s)  // registers cannot be indexed by a variable: one case per shift
+        if (shift == s)
+#pragma unroll
+            for (int k = 0; k < V; ++k) out[k] = k + s < V ? mine[k + s] : next[k + s - V];
+}
+// END EXCERPT shifted
+
+// Cluster mode: every block of the cluster has put its sums for rows [base, base + count) in
+// `sums` (its shared memory); block 0 of the cluster reads them all through distributed shared
+// memory, adds them in rank order (the same result on every run) and stores y. Every thread of
+// every block of the cluster must call this.
+template <class T>
+__device__ void add_up_in_cluster(T* sums, T* y, std::int64_t base, int count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // every block's sums are written
+    if (cluster.block_rank() == 0)
+        for (int o = threadIdx.x; o < count; o += blockDim.x) {
+            T total = 0;
+            for (unsigned r = 0; r < cluster.num_blocks(); ++r) total += cluster.map_shared_rank(sums, r)[o];
+            y[base + o] = total;
+        }
+    cluster.sync();  // no block leaves while block 0 still reads its shared memory
+#endif
+}
+
+// BEGIN EXCERPT last_block
+// Last-block mode: every block has stored its sums of rows [base, base + count) as
+// partial[blockIdx.y·m + row]. The block that arrives last at its row group's counter adds all
+// of them, in the order of blockIdx.y (the same bits on every run), stores y, and sets the
+// counter back to 0 for the next launch: one launch, no zeroing of y. Every thread must call it.
+template <class T>
+__device__ void add_up_in_last_block(const GemvArgs<T>& a, std::int64_t base, int count) {
+    __shared__ bool last;
+    __threadfence();  // this thread's partial sums are visible to every block before it arrives
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(a.arrived + blockIdx.x, 1u) == gridDim.y - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (int o = threadIdx.x; o < count; o += blockDim.x) {
+        T total = 0;
+        for (unsigned b = 0; b < gridDim.y; ++b) total += __ldcg(a.partial + std::int64_t(b) * a.m + base + o);
+        a.y[base + o] = total;
+    }
+    if (threadIdx.x == 0) a.arrived[blockIdx.x] = 0;
+}
+// END EXCERPT last_block
+
+// The block's sum of `row`, the o-th of its rows: stored, added atomically, or kept for the
+// cluster or the last block (then every thread calls finish_rows).
+template <class T>
+__device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, T* cluster_sums, std::int64_t row, int o, T sum) {
+    switch (a.combine) {
+        case Combine::store:
+            a.y[row] = sum;
+            break;
+        case Combine::atomic:
+            atomicAdd(a.y + row, sum);
+            break;
+        case Combine::cluster:
+            cluster_sums[o] = sum;
+            break;
+        case Combine::last_block:
+            a.partial[std::int64_t(blockIdx.y) * a.m + row] = sum;
+            break;
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void finish_rows(const GemvArgs<T>& a, T* cluster_sums, std::int64_t base, int count) {
+    if (a.combine == Combine::cluster) add_up_in_cluster(cluster_sums, a.y, base, count);
+    if (a.combine == Combine::last_block) add_up_in_last_block(a, base, count);
+}

@@ -1,0 +1,52 @@
+// Generated from solutions/11_versatile/versatile_kernels.cuh by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Step 11's kernel families, one file each, and the compile-time instances the plan picks from.
+#pragma once
+
+#include <type_traits>
+
+#include "versatile_config.hpp"
+
+// The __global__ function of each family for a vector width, an unroll and a way of loading.
+template <class T>
+const void* col_kernel(int vector, int unroll, Loads loads);  // column-major, row groups in place
+template <class T>
+const void* col_flat_kernel(int vector, int unroll);  // column-major, few rows, A read as one array
+template <class T>
+const void* row_kernel(int vector, int unroll, Loads loads);  // row-major, threads (and blocks) along a row
+template <class T>
+const void* row_short_kernel(int vector, int unroll);  // row-major, rows of one load: several rows a thread
+template <class T>
+const void* row_flat_kernel(int vector, int unroll);  // row-major, a block's rows through shared memory
+
+// Calls pick(V, U), V and U as std::integral_constant, for the run-time vector and unroll: the
+// one place that lists which instances exist (V at most 16 bytes of T; U 1, 2, 4 or 8).
+template <int K>
+using Const = std::integral_constant<int, K>;
+
+template <class T, class Pick>
+const void* instance_for(int vector, int unroll, Pick pick) {
+    const auto with_unroll = [&](auto v) -> const void* {
+        switch (unroll) {
+            case 1:
+                return pick(v, Const<1>{});
+            case 2:
+                return pick(v, Const<2>{});
+            case 4:
+                return pick(v, Const<4>{});
+            case 8:
+                return pick(v, Const<8>{});
+        }
+        return nullptr;
+    };
+    switch (vector) {
+        case 1:
+            return with_unroll(Const<1>{});
+        case 2:
+            if constexpr (2 * sizeof(T) <= 16) return with_unroll(Const<2>{});
+            break;
+        case 4:
+            if constexpr (4 * sizeof(T) <= 16) return with_unroll(Const<4>{});
+            break;
+    }
+    return nullptr;
+}

@@ -1,0 +1,108 @@
+// Column-major A, in place: Sørensen's versatile kernel. A block owns L·V rows, where
+// L = block / threads_per_row threads go down each column, and one slice of the columns; thread
+// (r, c) owns V consecutive rows (WORKSIZE_m) and every Tc-th column of the slice, Tc =
+// threads_per_row (WORKSIZE_n columns in all). threads_per_row 1 and one block a row is 05 (V 1)
+// and 09 (V > 1); several blocks a row is 08; threads_per_row > 1 is 10.
+#include "versatile_device.cuh"
+#include "versatile_kernels.cuh"
+
+namespace {
+
+// V rows of column j from row0 on. Shifted: any m, every lane of the warp in the same column.
+template <class T, int V, Loads L>
+__device__ __forceinline__ void load_column(const GemvArgs<T>& a, std::int64_t j, std::int64_t row0, T (&out)[V]) {
+    if constexpr (L == Loads::shifted) {
+        const std::int64_t warp_row0 = row0 - std::int64_t(threadIdx.x & 31) * V;
+        load_shifted<T, V>(a.A, j * a.m + warp_row0, a.m * a.n, out);
+    } else {
+        load_streaming<T, V>(a.A + j * a.m + row0, out);
+    }
+}
+
+// BEGIN EXCERPT col
+template <class T, int V, int U, Loads L>
+__global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
+    const int Tc = a.threads_per_row, Tr = blockDim.x / Tc, outs = Tr * V;
+    T* cluster_sums = gemv::dynamic_shared<T>();
+    T* folded = cluster_sums + (a.combine == Combine::cluster ? outs : 0);
+    const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
+    const std::int64_t m = a.m, row0 = (std::int64_t(blockIdx.x) * Tr + tr) * V;
+    const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
+    const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
+    T acc[V] = {};
+    // Shifted loads need the whole warp in each column, past the last row too (Tr >= 32).
+    if (L == Loads::shifted || row0 < m) {
+        // BEGIN SOLUTION walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j]
+        std::int64_t j = c_begin + tc;
+        // U columns' loads are issued before any is used: bytes in flight hide the latency.
+        for (; j + std::int64_t(U - 1) * Tc < c_end; j += std::int64_t(U) * Tc) {
+            T v[U][V], xj[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                load_column<T, V, L>(a, j + std::int64_t(u) * Tc, row0, v[u]);
+                xj[u] = __ldg(a.x + j + std::int64_t(u) * Tc);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int k = 0; k < V; ++k) acc[k] += v[u][k] * xj[u];
+        }
+        for (; j < c_end; j += Tc) {
+            T v[V];
+            load_column<T, V, L>(a, j, row0, v);
+            const T xj = __ldg(a.x + j);
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc[k] += v[k] * xj;
+        }
+        // END SOLUTION
+    }
+    // END EXCERPT col
+    const std::int64_t base = std::int64_t(blockIdx.x) * outs;
+    const int count = static_cast<int>(min(std::int64_t(outs), m - base));
+    if (Tc == 1) {  // one thread per row group: nothing to fold inside the block
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            if (row0 + k < m) put_row_sum(a, cluster_sums, row0 + k, tr * V + k, acc[k]);
+    } else {
+        // Threads with the same tr hold partial sums of the same rows: fold them, first inside each
+        // warp with shuffles (when a warp spans several columns), then across warps in shared memory.
+        const int lane = tid & 31;
+        int groups, group;
+        if (Tr < 32) {
+            for (int offset = 16; offset >= Tr; offset >>= 1)
+#pragma unroll
+                for (int k = 0; k < V; ++k) acc[k] += __shfl_xor_sync(0xffffffffu, acc[k], offset);
+            groups = blockDim.x / 32;
+            group = tid / 32;
+            if (lane < Tr)
+#pragma unroll
+                for (int k = 0; k < V; ++k) folded[group * outs + lane * V + k] = acc[k];
+        } else {
+            groups = Tc;
+            group = tc;
+#pragma unroll
+            for (int k = 0; k < V; ++k) folded[group * outs + tr * V + k] = acc[k];
+        }
+        __syncthreads();
+        for (int o = tid; o < count; o += blockDim.x) {
+            T sum = 0;
+            for (int g = 0; g < groups; ++g) sum += folded[g * outs + o];
+            put_row_sum(a, cluster_sums, base + o, o, sum);
+        }
+    }
+    finish_rows(a, cluster_sums, base, count);
+}
+
+}  // namespace
+
+template <class T>
+const void* col_kernel(int vector, int unroll, Loads loads) {
+    return instance_for<T>(vector, unroll, [&](auto v, auto u) -> const void* {
+        if (loads == Loads::shifted)
+            return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value, Loads::shifted>);
+        return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value, Loads::aligned>);
+    });
+}
+
+template const void* col_kernel<float>(int, int, Loads);
+template const void* col_kernel<double>(int, int, Loads);

@@ -1,0 +1,61 @@
+// Row-major rows whose length is not a multiple of the vector (n = 43), read flat.
+#include "versatile_device.cuh"
+#include "versatile_kernels.cuh"
+
+namespace {
+
+// V elements to V-aligned shared memory in one store.
+template <class T, int V>
+__device__ __forceinline__ void store_vector(T* p, const T (&in)[V]) {
+    Raw<T, V> v;
+    memcpy(&v, in, sizeof v);  // registers to registers, no alignment assumed of `in`
+    *reinterpret_cast<Raw<T, V>*>(p) = v;
+}
+
+// BEGIN EXCERPT row_flat
+// A row cannot be read with aligned 16-byte loads, but a block's rows lie back to back. Copy them
+// to shared memory as one flat array with aligned loads, then the G <= 32 threads of each row add
+// it up from there.
+template <class T, int V, int U>
+__global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
+    T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned load they start in
+    const int G = a.threads_per_row, rows = blockDim.x / G, r = threadIdx.x / G, g = threadIdx.x % G;
+    const std::int64_t n = a.n, row0 = std::int64_t(blockIdx.x) * rows;
+    const std::int64_t begin = row0 * n, end = min(a.m, row0 + rows) * n;
+    const std::int64_t first = begin / V * V, stride = std::int64_t(blockDim.x) * V;
+    std::int64_t e = first + std::int64_t(threadIdx.x) * V;
+    T acc = 0;
+    // BEGIN SOLUTION copy A[first, end) to tile, U aligned loads in flight; then acc = row r of the tile · x
+    for (; e + (U - 1) * stride < end; e += U * stride) {
+        T v[U][V];
+#pragma unroll
+        for (int u = 0; u < U; ++u) load_until<T, V>(a.A, e + u * stride, end, v[u]);
+#pragma unroll
+        for (int u = 0; u < U; ++u) store_vector<T, V>(tile + (e + u * stride - first), v[u]);
+    }
+    for (; e < end; e += stride) {
+        T v[V];
+        load_until<T, V>(a.A, e, end, v);
+        store_vector<T, V>(tile + (e - first), v);
+    }
+    __syncthreads();
+    const T* row = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
+    if (row0 + r < a.m)
+        for (std::int64_t j = g; j < n; j += G) acc += row[j] * __ldg(a.x + j);
+    // END SOLUTION
+    for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+    if (g == 0 && row0 + r < a.m) a.y[row0 + r] = acc;
+}
+// END EXCERPT row_flat
+
+}  // namespace
+
+template <class T>
+const void* row_flat_kernel(int vector, int unroll) {
+    return instance_for<T>(vector, unroll, [&](auto v, auto u) -> const void* {
+        return reinterpret_cast<const void*>(&gemv_row_flat<T, decltype(v)::value, decltype(u)::value>);
+    });
+}
+
+template const void* row_flat_kernel<float>(int, int);
+template const void* row_flat_kernel<double>(int, int);

@@ -1,0 +1,94 @@
+// Step 11's configuration: the parameters of Sørensen's versatile kernel and those a Hopper GPU
+// needs, with one meaning each in both layouts, and the one check of which shapes it can run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "problem.hpp"
+
+// How the blocks that share a row add up their partial sums.
+enum class Combine {
+    store,       // one block a row: it stores y
+    atomic,      // atomicAdd into y, zeroed by a memset first: two launches, bits vary run to run
+    cluster,     // up to 8 blocks of a thread-block cluster add through distributed shared memory
+    last_block,  // partial sums to a workspace; the last block of the row group to finish adds them
+};
+
+// How a thread reads A.
+enum class Loads {
+    aligned,  // in place, V elements a load: V divides the dimension the loads run along
+    shifted,  // in place for any m and n: a warp loads aligned vectors and passes each lane the
+              // elements it needs from its neighbour (warp shuffles)
+    flat,     // A as one flat array: column-major, few rows (sums per row in shared memory);
+              // row-major, a block's whole rows copied to shared memory
+};
+
+// BEGIN EXCERPT config
+struct VersatileConfig {
+    int block = 256;                   // BLOCKSIZE: threads per block, a multiple of 32
+    int vector = 4;                    // elements per load (WORKSIZE_m in column-major): 16 bytes at most
+    int unroll = 4;                    // independent loads a thread issues before it uses any
+    int threads_per_row = 1;           // threads of a block that add up parts of the same row
+    std::int64_t blocks_per_row = 1;   // blocks that add up parts of the same row (flat column-major: all)
+    Combine combine = Combine::store;  // how those blocks add up (store when there is one)
+    Loads loads = Loads::aligned;
+};
+// END EXCERPT config
+
+const char* to_string(Combine c);
+const char* to_string(Loads l);
+
+// The configuration's fields by name: what the tuning table's columns, the tuner's resume file
+// and step 11's command line are all made from, so that a new field is added in one place.
+struct ConfigField {
+    const char* name;  // "threads_per_row"; on the command line --threads-per-row
+    const char* help;
+    std::function<std::string(const VersatileConfig&)> get;
+    // Sets the field from text; returns what is wrong with the text, or "" when it was taken.
+    std::function<std::string(VersatileConfig&, const std::string&)> set;
+};
+const std::vector<ConfigField>& config_fields();
+std::string describe(const VersatileConfig& c);  // "block 256, vector 4, ..., loads aligned"
+
+// Why a configuration cannot run on an m×n problem, or "" when it can: the one check shared by
+// the launcher (which refuses), the tuner (which skips) and the table (which rejects an entry).
+std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                              std::size_t elem_size);
+
+// The widest load (elements, at most 16 bytes) that divides the dimension a layout loads along.
+int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size);
+inline int widest_vector_of(std::size_t elem_size) {
+    return static_cast<int>(16 / elem_size);
+}
+
+// The layout the kernels read an m×n matrix in: a 1×n column-major matrix is the same bytes as a
+// 1×n row-major one, and an m×1 row-major matrix the same as an m×1 column-major one; each is
+// read as the other layout's easy case.
+gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n);
+
+// Rows one block covers (column-major flat: all of them) and blocks along the rows (grid.x).
+std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
+std::int64_t row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
+
+// Row-major rows short enough for one pass of their threads: each thread takes `unroll` rows.
+bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n);
+
+// Flat column-major: the grid must be a multiple of this many blocks, so that its stride covers
+// whole columns; at most kFlatMaxRows rows (the block's row sums live in shared memory).
+std::int64_t flat_grid_unit(std::int64_t m, int block, int vector);
+constexpr std::int64_t kFlatMaxRows = 4096;
+
+// Flat row-major: the shared memory a block's rows take; at most kFlatTileBytes.
+std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem_size);
+constexpr std::int64_t kFlatTileBytes = 48 * 1024;
+
+// Blocks the GPU holds at once at full occupancy: a grid of a whole number of these waves leaves
+// no block to run alone at the end.
+std::int64_t blocks_per_wave(int sm_count, int block);
+
+// A configuration that is valid for any shape (the fallback when there is no tuning table).
+VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
+                                    int sm_count);

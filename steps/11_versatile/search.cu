@@ -1,0 +1,149 @@
+#include "search.cuh"
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+
+std::int64_t pow2_at_least(std::int64_t v) {
+    std::int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+template <class V>
+void sort_unique(std::vector<V>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+void add_if_valid(std::vector<VersatileConfig>& out, const VersatileConfig& c, gemv::Layout layout, std::int64_t m,
+                  std::int64_t n, std::size_t elem) {
+    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+}
+
+// In place: threads down a column (column-major) or along a row, blocks a row, unroll, combine.
+void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                         std::size_t elem, int sm_count, int vector, Loads loads) {
+    const bool col = layout == gemv::Layout::col;
+    const std::int64_t need = ((col ? m : n) + vector - 1) / vector;  // threads that cover a column / a row once
+    const std::int64_t min_along = loads == Loads::shifted ? 32 : 1;
+    for (int block : {128, 256, 512}) {
+        std::vector<std::int64_t> alongs;
+        if (col) {
+            const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least(need));
+            alongs = {p, p / 2, p / 8};
+        } else {  // one vector per thread per row pass, up to eight: a warp's loads stay contiguous
+            const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least((need + 7) / 8));
+            alongs = {p / 4, p, 2 * p, 4 * p, pow2_at_least(need)};
+        }
+        for (auto& a : alongs) a = std::clamp<std::int64_t>(a, min_along, block);
+        sort_unique(alongs);
+        const std::int64_t wave = blocks_per_wave(sm_count, block);
+        for (std::int64_t along : alongs) {
+            VersatileConfig c{block, vector, 2, int(col ? block / along : along), 1, Combine::store, loads};
+            const std::int64_t blocks = row_blocks(c, layout, m, n);
+            // Each thread keeps at least four loads' worth of columns of its slice.
+            const std::int64_t sharing = col ? c.threads_per_row : std::int64_t(c.threads_per_row) * vector;
+            const std::int64_t max_splits = std::max<std::int64_t>(1, n / (4 * sharing));
+            std::vector<std::int64_t> splits = {1};
+            for (std::int64_t waves : {1, 4})
+                splits.push_back(std::min<std::int64_t>(
+                    {std::max<std::int64_t>(1, (waves * wave + blocks - 1) / blocks), max_splits, 65535}));
+            sort_unique(splits);
+            for (int unroll : {2, 4})
+                for (std::int64_t s : splits) {
+                    // Too few blocks to fill the GPU when more splits were possible: never faster,
+                    // and on a wide matrix a single block would take seconds.
+                    if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
+                    c.unroll = unroll;
+                    c.blocks_per_row = s;
+                    c.combine = s == 1 ? Combine::store : Combine::last_block;
+                    add_if_valid(out, c, layout, m, n, elem);
+                    if (s > 1) {  // the two-launch form, kept while it is measured against
+                        c.combine = Combine::atomic;
+                        add_if_valid(out, c, layout, m, n, elem);
+                    }
+                }
+            // Clusters of 2, 4 or 8 blocks add their sums in distributed shared memory.
+            for (int unroll : {2, 4})
+                for (std::int64_t s : {2, 4, 8}) {
+                    if (blocks * s < std::min(wave, blocks * max_splits) / 2 || s > max_splits) continue;
+                    c.unroll = unroll;
+                    c.blocks_per_row = s;
+                    c.combine = Combine::cluster;
+                    add_if_valid(out, c, layout, m, n, elem);
+                }
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
+                                               int sm_count) {
+    std::vector<VersatileConfig> out;
+    const bool col = layout == gemv::Layout::col;
+    const int widest = widest_vector_of(elem), vector = widest_vector(layout, m, n, elem);
+    in_place_candidates(out, layout, m, n, elem, sm_count, vector, Loads::aligned);
+    // A dimension 16-byte loads cannot follow in place: shifted loads, a warp or more along it.
+    if (vector < widest) in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::shifted);
+    // Column-major with few rows, flat: 16-byte loads whatever m is, about one or four waves.
+    if (col && m <= kFlatMaxRows)
+        for (int block : {256, 512}) {
+            const std::int64_t unit = flat_grid_unit(m, block, widest);
+            const std::int64_t wave = blocks_per_wave(sm_count, block);
+            std::vector<std::int64_t> grids;
+            for (std::int64_t waves : {1, 4})
+                grids.push_back(std::max<std::int64_t>(1, (waves * wave + unit / 2) / unit) * unit);
+            sort_unique(grids);
+            for (int unroll : {2, 4})
+                for (std::int64_t g : grids) {
+                    if (g > unit && g * block * widest * unroll > m * n) continue;  // a whole step for every thread
+                    for (Combine combine : {Combine::last_block, Combine::atomic}) {
+                        VersatileConfig c{block,      widest, unroll, block, g, g == 1 ? Combine::store : combine,
+                                          Loads::flat};
+                        add_if_valid(out, c, layout, m, n, elem);
+                    }
+                }
+        }
+    // Row-major rows 16-byte loads cannot follow, flat: a block's rows copied to shared memory
+    // with 16-byte loads, 1 or 4 threads a row.
+    if (!col && vector < widest)
+        for (int block : {128, 256})
+            for (int tpr : {1, 4})
+                for (int unroll : {2, 4})
+                    add_if_valid(out, {block, widest, unroll, tpr, 1, Combine::store, Loads::flat}, layout, m, n, elem);
+    return out;
+}
+
+template <class T>
+double time_config(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
+                   std::int64_t n, const VersatileConfig& c, int reps, bool verify) {
+    const VersatileGemv<T> gemv(c, layout, m, n);
+    return p.verified_median_ms(
+        f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, reps, "step 11 (" + describe(c) + ")", verify);
+}
+
+template <class T>
+Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
+                      std::int64_t n, int reps) {
+    Candidate best;
+    best.ms = INFINITY;
+    for (const VersatileConfig& c : candidate_configs(kernel_layout(layout, m, n), m, n, sizeof(T), f.sm_count)) {
+        const double first = time_config(p, f, layout, m, n, c, 1, true);  // verified before it is timed
+        if (first > 1.5 * best.ms) continue;  // clearly slower: not worth the full measurement
+        const double ms = time_config(p, f, layout, m, n, c, reps, false);
+        if (ms < best.ms) best = {c, ms};
+    }
+    return best;
+}
+
+template double time_config<float>(gemv::DeviceProblem<float>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
+                                   std::int64_t, const VersatileConfig&, int, bool);
+template double time_config<double>(gemv::DeviceProblem<double>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
+                                    std::int64_t, const VersatileConfig&, int, bool);
+template Candidate search_best<float>(gemv::DeviceProblem<float>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
+                                      std::int64_t, int);
+template Candidate search_best<double>(gemv::DeviceProblem<double>&, const gemv::DeviceFacts&, gemv::Layout,
+                                       std::int64_t, std::int64_t, int);

@@ -1,0 +1,30 @@
+// What step 11's tuner and benchmark share: the candidate configurations at one shape, and the
+// verified, cold-L2 timing of one configuration or the search for the fastest.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "device_problem.cuh"
+#include "gemv_versatile.cuh"
+
+struct Candidate {
+    VersatileConfig config;
+    double ms = 0;  // median, cold L2
+};
+
+// Every candidate the tuner tries at m×n (layout: the layout the kernels read it in), pruned by
+// versatile_invalid.
+std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
+                                               int sm_count);
+
+// The median time of one configuration on the problem's current shape, verified first.
+template <class T>
+double time_config(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
+                   std::int64_t n, const VersatileConfig& c, int reps, bool verify = true);
+
+// Verifies each candidate once, times it (one cold run first; a candidate 1.5 times slower than
+// the best so far stops there), and returns the fastest. Throws if any candidate is wrong.
+template <class T>
+Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
+                      std::int64_t n, int reps);
