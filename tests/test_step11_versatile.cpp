@@ -38,8 +38,8 @@ std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t 
     const int widest = widest_vector_of(elem);
     std::vector<VersatileConfig> out;
     for (int block : {96, 256})
-        for (int along : {1, 4, 32, 64})  // threads down a column (column-major) or along a row
-            for (int unroll : {1, 4})
+        for (int along : {1, 4, 32, 64, block})  // threads down a column (column-major) or along a row
+            for (int unroll : {1, 4, 16})  // 16: only for loads narrower than 16 bytes
                 for (std::int64_t splits : {1, 3})
                     for (int vector = widest; vector >= 1; vector /= 2) {
                         if (block % along) break;

@@ -61,6 +61,14 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     memcpy(out, &v, sizeof v);
 }
 
+// V elements of y in one store; y is written once, so it need not stay in cache (__stcs).
+template <class T, int V>
+__device__ __forceinline__ void store_streaming(T* p, const T (&in)[V]) {
+    Raw<T, V> v;
+    memcpy(&v, in, sizeof v);
+    __stcs(reinterpret_cast<Raw<T, V>*>(p), v);
+}
+
 // V elements from flat index e on, those at or past `end` set to 0 and not loaded.
 template <class T, int V>
 __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int64_t end, T (&out)[V]) {

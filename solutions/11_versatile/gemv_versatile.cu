@@ -2,6 +2,7 @@
 #include "gemv_versatile.cuh"
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "cli.hpp"
 #include "versatile_device.cuh"
@@ -22,7 +23,8 @@ std::size_t partial_bytes(const VersatilePlan& p, std::size_t elem) {
 }
 
 Family family_of(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
-    if (layout == gemv::Layout::col) return c.loads == Loads::flat ? Family::col_flat : Family::col;
+    if (layout == gemv::Layout::col)
+        return c.loads == Loads::flat ? Family::col_flat : short_rows(c, layout, n) ? Family::col_short : Family::col;
     if (c.loads == Loads::flat) return Family::row_flat;
     return short_rows(c, layout, n) ? Family::row_short : Family::row;
 }
@@ -32,6 +34,8 @@ const void* kernel_of(Family f, const VersatileConfig& c) {
     switch (f) {
         case Family::col:
             return col_kernel<T>(c.vector, c.unroll, c.loads);
+        case Family::col_short:
+            return col_short_kernel<T>(c.vector, c.unroll);
         case Family::col_flat:
             return col_flat_kernel<T>(c.vector, c.unroll);
         case Family::row:
@@ -54,6 +58,8 @@ gemv::Traffic traffic_of(const VersatilePlan& p) {
     if (p.family == Family::col)  // once per thread and column: V rows share it
         x = c.loads == Loads::shifted ? double(p.launch.grid.x) * (c.block / c.threads_per_row) * n
                                       : double(div_up(p.m, c.vector)) * n;
+    if (p.family == Family::col_short)  // once per thread and column, for its U row groups
+        x = double(div_up(p.m, std::int64_t(c.vector) * c.unroll)) * n;
     if (p.family == Family::row_short)  // once per thread, for its U rows
         x = double(div_up(p.m, c.unroll)) * std::min(n, double(c.threads_per_row) * c.vector);
     double y = m;
@@ -69,6 +75,8 @@ const char* to_string(Family f) {
     switch (f) {
         case Family::col:
             return "col";
+        case Family::col_short:
+            return "col_short";
         case Family::col_flat:
             return "col_flat";
         case Family::row:
@@ -111,6 +119,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
     gemv::Launch& l = p.launch;
     l.block = dim3(c.block);
     l.kernel = kernel_of<T>(p.family, c);
+    if (!l.kernel) throw std::logic_error("step 11 has no instance of " + describe(c) + " (versatile_kernels.cuh)");
     switch (p.family) {
         case Family::col: {
             l.grid = dim3(blocks, static_cast<unsigned>(c.blocks_per_row));
@@ -128,6 +137,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
             l.grid = dim3(static_cast<unsigned>(c.blocks_per_row));
             l.dynamic_shared = std::size_t(m) * sizeof(T);
             break;
+        case Family::col_short:
         case Family::row_short:
             l.grid = dim3(blocks);
             break;

@@ -3,6 +3,7 @@
 // which grid, how the blocks that share a row add up, what it loads and stores. The plan is what
 // is launched, counted and reported. The kernels are one file per family:
 //   col_kernel.cu       column-major, row groups in place (05, 08, 09 and 10 as special cases)
+//   col_short_kernel.cu column-major rows of a few columns, several row groups a thread
 //   col_flat_kernel.cu  column-major with few rows, A read as one flat array
 //   row_kernel.cu       row-major, threads and blocks along a row
 //   row_short_kernel.cu row-major rows of one load, several rows a thread
@@ -16,7 +17,7 @@
 #include "device.hpp"
 #include "versatile_config.hpp"
 
-enum class Family { col, col_flat, row, row_short, row_flat };
+enum class Family { col, col_short, col_flat, row, row_short, row_flat };
 const char* to_string(Family f);
 
 // BEGIN EXCERPT plan

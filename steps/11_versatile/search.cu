@@ -28,11 +28,13 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
     const bool col = layout == gemv::Layout::col;
     const std::int64_t need = ((col ? m : n) + vector - 1) / vector;  // threads that cover a column / a row once
     const std::int64_t min_along = loads == Loads::shifted ? 32 : 1;
+    // Loads in flight: 16-byte loads need 2 or 4 a thread; narrower ones (an odd m or n), more.
+    const std::vector<int> unrolls = vector * elem < 16 ? std::vector<int>{4, 8, 16} : std::vector<int>{2, 4};
     for (int block : {128, 256, 512}) {
         std::vector<std::int64_t> alongs;
-        if (col) {
+        if (col) {  // from one thread a row group (p) to 32 threads along the columns (p / 32)
             const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least(need));
-            alongs = {p, p / 2, p / 8};
+            alongs = {p, p / 2, p / 8, p / 32};
         } else {  // one vector per thread per row pass, up to eight: a warp's loads stay contiguous
             const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least((need + 7) / 8));
             alongs = {p / 4, p, 2 * p, 4 * p, pow2_at_least(need)};
@@ -51,7 +53,7 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                 splits.push_back(std::min<std::int64_t>(
                     {std::max<std::int64_t>(1, (waves * wave + blocks - 1) / blocks), max_splits, 65535}));
             sort_unique(splits);
-            for (int unroll : {2, 4})
+            for (int unroll : unrolls)
                 for (std::int64_t s : splits) {
                     // Too few blocks to fill the GPU when more splits were possible: never faster,
                     // and on a wide matrix a single block would take seconds.
@@ -66,7 +68,7 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                     }
                 }
             // Clusters of 2, 4 or 8 blocks add their sums in distributed shared memory.
-            for (int unroll : {2, 4})
+            for (int unroll : unrolls)
                 for (std::int64_t s : {2, 4, 8}) {
                     if (blocks * s < std::min(wave, blocks * max_splits) / 2 || s > max_splits) continue;
                     c.unroll = unroll;
