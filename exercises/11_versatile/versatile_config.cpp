@@ -82,8 +82,8 @@ const char* to_string(Loads l) {
     switch (l) {
         case Loads::aligned:
             return "aligned";
-        case Loads::shifted:
-            return "shifted";
+        case Loads::tiles:
+            return "tiles";
         case Loads::flat:
             return "flat";
     }
@@ -100,7 +100,7 @@ const std::vector<ConfigField>& config_fields() {
         whole_field("blocks_per_row", "blocks adding up parts of one row", &VersatileConfig::blocks_per_row),
         enum_field("combine", "how those blocks add up", &VersatileConfig::combine,
                    {Combine::store, Combine::atomic, Combine::cluster, Combine::last_block}),
-        enum_field("loads", "how A is read", &VersatileConfig::loads, {Loads::aligned, Loads::shifted, Loads::flat}),
+        enum_field("loads", "how A is read", &VersatileConfig::loads, {Loads::aligned, Loads::flat, Loads::tiles}),
     };
     return fields;
 }
@@ -127,7 +127,8 @@ bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
 std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
     const std::int64_t lanes = c.block / c.threads_per_row;  // threads down a column, or rows a block
     const std::int64_t per_thread = short_rows(c, layout, n) ? c.unroll : 1;  // row groups (or rows) a thread
-    if (layout == gemv::Layout::col) return c.loads == Loads::flat ? m : lanes * c.vector * per_thread;
+    if (layout == gemv::Layout::col) return c.loads == Loads::aligned ? lanes * c.vector * per_thread : m;
+    if (c.loads == Loads::tiles) return std::int64_t(c.block) * c.vector * c.unroll;  // U tiles of V rows a thread
     return lanes * per_thread;
 }
 
@@ -174,17 +175,23 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if ((c.combine == Combine::store) != (c.blocks_per_row == 1))
         return "combine is store exactly when one block adds up each row (blocks_per_row 1)";
     if (c.combine == Combine::cluster && c.blocks_per_row > 8) return "a cluster combines 2 to 8 blocks";
-    const std::int64_t lanes = c.block / c.threads_per_row;
     switch (c.loads) {
         case Loads::aligned:
             if ((col ? m : n) % c.vector)
                 return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
             break;
-        case Loads::shifted:
-            if (c.vector == 1) return "shifted loads need a vector wider than one element";
-            if (col && lanes < 32) return "shifted loads need a warp down each column: threads_per_row <= block / 32";
-            if (!col && c.threads_per_row < 32)
-                return "shifted loads need a warp along each row: threads_per_row >= 32";
+        case Loads::tiles:
+            if (c.vector != widest_vector_of(elem)) return "tiles are read with 16-byte loads";
+            if (c.combine == Combine::cluster) return "tiles do not combine in a cluster";
+            if (col) {
+                if (m != 2 && m != 3) return "tiles of whole columns are for m of 2 or 3";
+                if (c.threads_per_row != c.block) return "tiles of whole columns: every thread adds to every row";
+                if (c.blocks_per_row > INT_MAX) return "at most 2^31 - 1 blocks";
+                return "";  // one row block
+            }
+            if (n != 2 && n != 3) return "tiles of whole rows are for n of 2 or 3";
+            if (c.threads_per_row != 1 || c.blocks_per_row != 1)
+                return "tiles of whole rows: one thread a tile, one block a row (threads_per_row and blocks_per_row 1)";
             break;
         case Loads::flat:
             if (c.combine == Combine::cluster) return "flat does not combine in a cluster";
@@ -214,23 +221,14 @@ VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::in
                                     int sm_count) {
     const bool col = layout == gemv::Layout::col;
     const std::int64_t along = col ? m : n;
-    const int widest = widest_vector_of(elem);
     VersatileConfig c;
     c.block = 256;
     c.vector = widest_vector(layout, m, n, elem);
     c.unroll = static_cast<int>(std::min<std::size_t>(16, 64 / (c.vector * elem)));  // 64 bytes in flight a thread
-    std::int64_t lanes_needed = div_up(along, c.vector);  // threads that cover a column (or a row) once
+    const std::int64_t lanes_needed = div_up(along, c.vector);  // threads that cover a column (or a row) once
     // Threads down a column (column-major) or along a row (row-major, about eight loads each).
-    std::int64_t along_threads =
+    const std::int64_t along_threads =
         std::min<std::int64_t>(c.block, pow2_at_least(col ? lanes_needed : div_up(lanes_needed, 8)));
-    // A dimension 16-byte loads cannot follow in place, but long enough for a warp: shifted loads.
-    if (c.vector < widest && along >= 32 * widest && along_threads >= 32) {
-        c.vector = widest;
-        c.unroll = 4;
-        c.loads = Loads::shifted;
-        along_threads = std::min<std::int64_t>(c.block, pow2_at_least(div_up(along, col ? widest : 8 * widest)));
-        along_threads = std::max<std::int64_t>(32, along_threads);
-    }
     c.threads_per_row = static_cast<int>(col ? c.block / along_threads : along_threads);
     const std::int64_t blocks = row_blocks(c, layout, m, n);
     const std::int64_t wanted = blocks_per_wave(sm_count, c.block);  // one full wave

@@ -21,8 +21,8 @@ enum class Combine {
 // How a thread reads A.
 enum class Loads {
     aligned,  // in place, V elements a load: V divides the dimension the loads run along
-    shifted,  // in place for any m and n: a warp loads aligned vectors and passes each lane the
-              // elements it needs from its neighbour (warp shuffles)
+    tiles,    // m (column-major) or n (row-major) of 2 or 3, shorter than a 16-byte load: V whole
+              // columns or rows at a time, 2 or 3 aligned 16-byte loads
     flat,     // A as one flat array: column-major, few rows (sums per row in shared memory);
               // row-major, a block's whole rows copied to shared memory
 };

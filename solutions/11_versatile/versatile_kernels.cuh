@@ -7,17 +7,21 @@
 
 // The __global__ function of each family for a vector width, an unroll and a way of loading.
 template <class T>
-const void* col_kernel(int vector, int unroll, Loads loads);  // column-major, row groups in place
+const void* col_kernel(int vector, int unroll);  // column-major, row groups in place
 template <class T>
 const void* col_short_kernel(int vector, int unroll);  // column-major rows of a few columns: several row groups a thread
 template <class T>
 const void* col_flat_kernel(int vector, int unroll);  // column-major, few rows, A read as one array
 template <class T>
-const void* row_kernel(int vector, int unroll, Loads loads);  // row-major, threads (and blocks) along a row
+const void* col_tiles_kernel(int m, int unroll);  // column-major, 2 or 3 rows: tiles of whole columns
+template <class T>
+const void* row_kernel(int vector, int unroll);  // row-major, threads (and blocks) along a row
 template <class T>
 const void* row_short_kernel(int vector, int unroll);  // row-major, rows of one load: several rows a thread
 template <class T>
 const void* row_flat_kernel(int vector, int unroll);  // row-major, a block's rows through shared memory
+template <class T>
+const void* row_tiles_kernel(int n, int unroll);  // row-major, 2 or 3 columns: tiles of whole rows
 
 // Calls pick(V, U), V and U as std::integral_constant, for the run-time vector and unroll: the
 // one place that lists which instances exist (V·sizeof(T) at most 16 bytes; U 1, 2 or 4, and 8

@@ -24,10 +24,9 @@ void add_if_valid(std::vector<VersatileConfig>& out, const VersatileConfig& c, g
 
 // In place: threads down a column (column-major) or along a row, blocks a row, unroll, combine.
 void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout, std::int64_t m, std::int64_t n,
-                         std::size_t elem, int sm_count, int vector, Loads loads) {
+                         std::size_t elem, int sm_count, int vector) {
     const bool col = layout == gemv::Layout::col;
     const std::int64_t need = ((col ? m : n) + vector - 1) / vector;  // threads that cover a column / a row once
-    const std::int64_t min_along = loads == Loads::shifted ? 32 : 1;
     // Loads in flight: 16-byte loads need 2 or 4 a thread; narrower ones (an odd m or n), more.
     const std::vector<int> unrolls = vector * elem < 16 ? std::vector<int>{4, 8, 16} : std::vector<int>{2, 4};
     for (int block : {128, 256, 512}) {
@@ -39,11 +38,11 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
             const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least((need + 7) / 8));
             alongs = {p / 4, p, 2 * p, 4 * p, pow2_at_least(need)};
         }
-        for (auto& a : alongs) a = std::clamp<std::int64_t>(a, min_along, block);
+        for (auto& a : alongs) a = std::clamp<std::int64_t>(a, 1, block);
         sort_unique(alongs);
         const std::int64_t wave = blocks_per_wave(sm_count, block);
         for (std::int64_t along : alongs) {
-            VersatileConfig c{block, vector, 2, int(col ? block / along : along), 1, Combine::store, loads};
+            VersatileConfig c{block, vector, 2, int(col ? block / along : along), 1, Combine::store};
             const std::int64_t blocks = row_blocks(c, layout, m, n);
             // Each thread keeps at least four loads' worth of columns of its slice.
             const std::int64_t sharing = col ? c.threads_per_row : std::int64_t(c.threads_per_row) * vector;
@@ -87,9 +86,7 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
     std::vector<VersatileConfig> out;
     const bool col = layout == gemv::Layout::col;
     const int widest = widest_vector_of(elem), vector = widest_vector(layout, m, n, elem);
-    in_place_candidates(out, layout, m, n, elem, sm_count, vector, Loads::aligned);
-    // A dimension 16-byte loads cannot follow in place: shifted loads, a warp or more along it.
-    if (vector < widest) in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::shifted);
+    in_place_candidates(out, layout, m, n, elem, sm_count, vector);
     // Column-major with few rows, flat: 16-byte loads whatever m is, about one or four waves.
     if (col && m <= kFlatMaxRows)
         for (int block : {256, 512}) {
@@ -116,6 +113,24 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
             for (int tpr : {1, 4})
                 for (int unroll : {2, 4})
                     add_if_valid(out, {block, widest, unroll, tpr, 1, Combine::store, Loads::flat}, layout, m, n, elem);
+    // Columns (rows) of 2 or 3 elements, shorter than a 16-byte load: tiles of V whole columns
+    // (rows). Column-major: every block adds to all rows, about one or four waves of blocks.
+    if ((col ? m : n) == 2 || (col ? m : n) == 3)
+        for (int block : {128, 256, 512})
+            for (int unroll : {1, 2, 4}) {
+                if (!col) {
+                    add_if_valid(out, {block, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
+                    continue;
+                }
+                for (std::int64_t waves : {1, 4})
+                    for (Combine combine : {Combine::last_block, Combine::atomic}) {
+                        const std::int64_t grid = std::min<std::int64_t>(
+                            waves * blocks_per_wave(sm_count, block),
+                            std::max<std::int64_t>(1, n / (std::int64_t(widest) * block * unroll)));
+                        add_if_valid(out, {block, widest, unroll, block, grid, grid == 1 ? Combine::store : combine, Loads::tiles},
+                                     layout, m, n, elem);
+                    }
+            }
     return out;
 }
 
