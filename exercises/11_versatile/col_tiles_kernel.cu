@@ -9,26 +9,39 @@ namespace {
 // A column of M = 2 or 3 elements is shorter than a 16-byte load, but V whole columns are M
 // vectors that start at a multiple of 16 bytes when the first column is a multiple of V: a thread
 // reads such a tile with M aligned loads, and V elements of x with one, and keeps M sums.
+// Tile t: columns t·V to t·V + V - 1, elements t·M·V on; column c's row i is element c·M + i.
+template <class T, int V, int M>
+__device__ __forceinline__ void load_tile(const GemvArgs<T>& a, std::int64_t t, T (&v)[M][V], T (&xv)[V]) {
+#pragma unroll
+    for (int r = 0; r < M; ++r) load_streaming<T, V>(a.A + t * M * V + r * V, v[r]);
+    load_cached<T, V>(a.x + t * V, xv);
+}
+
+template <class T, int V, int M>
+__device__ __forceinline__ void add_tile(const T (&v)[M][V], const T (&xv)[V], T (&acc)[M]) {
+#pragma unroll
+    for (int c = 0; c < V; ++c)
+#pragma unroll
+        for (int i = 0; i < M; ++i) acc[i] += v[(c * M + i) / V][(c * M + i) % V] * xv[c];
+}
+
 template <class T, int V, int U, int M>
 __global__ void __launch_bounds__(1024) gemv_col_tiles(const GemvArgs<T> a) {
     __shared__ T block_y[M];
     const std::int64_t tiles = a.n / V, stride = std::int64_t(gridDim.x) * blockDim.x;
     std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     T acc[M] = {};
-    for (; t < tiles; t += U * stride) {
+    for (; t + (U - 1) * stride < tiles; t += U * stride) {  // U tiles in flight
         T v[U][M][V], xv[U][V];
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            if (t + u * stride >= tiles) continue;  // the last round may hold fewer than U tiles
+        for (int u = 0; u < U; ++u) load_tile<T, V, M>(a, t + u * stride, v[u], xv[u]);
 #pragma unroll
-            for (int r = 0; r < M; ++r) load_streaming<T, V>(a.A + (t + u * stride) * M * V + r * V, v[u][r]);
-            load_cached<T, V>(a.x + (t + u * stride) * V, xv[u]);
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            if (t + u * stride < tiles)
-#pragma unroll
-                for (int e = 0; e < M * V; ++e) acc[e % M] += v[u][e / V][e % V] * xv[u][e / M];  // row e % M, column e / M
+        for (int u = 0; u < U; ++u) add_tile<T, V, M>(v[u], xv[u], acc);
+    }
+    for (; t < tiles; t += stride) {
+        T v[M][V], xv[V];
+        load_tile<T, V, M>(a, t, v, xv);
+        add_tile<T, V, M>(v, xv, acc);
     }
     if (blockIdx.x == 0 && threadIdx.x < a.n % V) {  // the last n mod V columns, a thread each
         const std::int64_t j = tiles * V + threadIdx.x;

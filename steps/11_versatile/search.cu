@@ -127,8 +127,10 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                         const std::int64_t grid = std::min<std::int64_t>(
                             waves * blocks_per_wave(sm_count, block),
                             std::max<std::int64_t>(1, n / (std::int64_t(widest) * block * unroll)));
-                        add_if_valid(out, {block, widest, unroll, block, grid, grid == 1 ? Combine::store : combine, Loads::tiles},
-                                     layout, m, n, elem);
+                        add_if_valid(
+                            out,
+                            {block, widest, unroll, block, grid, grid == 1 ? Combine::store : combine, Loads::tiles},
+                            layout, m, n, elem);
                     }
             }
     return out;
@@ -149,7 +151,7 @@ Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gem
     best.ms = INFINITY;
     for (const VersatileConfig& c : candidate_configs(kernel_layout(layout, m, n), m, n, sizeof(T), f.sm_count)) {
         const double first = time_config(p, f, layout, m, n, c, 1, true);  // verified before it is timed
-        if (first > 1.5 * best.ms) continue;  // clearly slower: not worth the full measurement
+        if (first > 1.25 * best.ms) continue;  // clearly slower: not worth the full measurement
         const double ms = time_config(p, f, layout, m, n, c, reps, false);
         if (ms < best.ms) best = {c, ms};
     }
