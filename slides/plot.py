@@ -675,7 +675,8 @@ def verdict_table(name, files, out):
     """Each target of step 11's benchmark with its measured figure, per precision and layout; missed in bold."""
     groups, footers = {}, []
     for path in files:
-        rows = [r for r in read_rows(path) if r.get("suite") in ("targets", "mesh", "offmesh")]
+        rows = [r for r in read_rows(path) if r.get("suite") in ("targets", "mesh", "offmesh", "odd", "curve-tall",
+                                                                  "curve-square", "curve-wide")]
         if rows:
             footers.append(provenance(rows, path))
         for r in rows:
@@ -719,6 +720,31 @@ def verdict_table(name, files, out):
         t = num(r, "step11_ms") / num(r, "cublas_ms")
         return judged(f"{t:.3f} ({shape(r)})", t <= 1.1)
 
+    def odd(g):
+        rows = g.get("odd", [])
+        r = min(rows, key=lambda r: num(r, "speedup"))
+        seeds = sorted({r.get("seed", "?") for r in rows})
+        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}), seed {', '.join(seeds)}", num(r, "speedup") >= 0.95)
+
+    def big(g):  # every shape of 256 MiB or more, of every suite but the mesh (its own rows above)
+        return [r for suite in ("targets", "offmesh", "odd", "curve-tall", "curve-square", "curve-wide")
+                for r in g.get(suite, []) if num(r, "bytes") >= 256 * 2 ** 20]
+
+    def roof(r):  # the read ceiling; where n < 8, y is a large share of the bytes: the copy figure
+        return num(r, "copy_gbps") if int(num(r, "n")) < 8 and r.get("copy_gbps") else num(r, "ceiling_gbps")
+
+    def big_floor(g):
+        r = min(big(g), key=lambda r: num(r, "step11_gbps") / roof(r))
+        pct = 100 * num(r, "step11_gbps") / roof(r)
+        return judged(f"{pct:.1f} % ({shape(r)}), {len(big(g))} shapes", pct >= 92)
+
+    def big_spread(g):  # within each octave of footprint
+        octaves = {}
+        for r in big(g):
+            octaves.setdefault(int(math.log2(num(r, "bytes"))), []).append(num(r, "step11_gbps"))
+        worst = max((100 * (max(v) / min(v) - 1), k) for k, v in octaves.items())
+        return judged(f"{worst[0]:.1f} % (at {footprint_text(2.0 ** worst[1])})", worst[0] <= 10)
+
     def offmesh(g):
         r = max(g.get("offmesh", []), key=lambda r: num(r, "step11_ms") / num(r, "best_ms"))
         pct = 100 * (num(r, "step11_ms") / num(r, "best_ms") - 1)
@@ -730,7 +756,12 @@ def verdict_table(name, files, out):
              ("mesh ≥ 4 MiB: geometric mean of cuBLAS time / step 11 time (≥ 1.15)", geomean, "mesh"),
              ("mesh ≥ 4 MiB: lowest ratio (≥ 0.95)", lowest, "mesh"),
              ("mesh < 4 MiB: worst step 11 time / cuBLAS time (≤ 1.1)", small, "mesh"),
-             ("off the mesh: worst time over the best at that shape (≤ 3 %)", offmesh, "offmesh")]
+             ("off the mesh: worst time over the best at that shape (≤ 3 %)", offmesh, "offmesh"),
+             ("odd, prime and degenerate shapes: lowest ratio (≥ 0.95)", odd, "odd"),
+             ("≥ 256 MiB, any shape: lowest % of the ceiling (of the copy figure where n < 8; ≥ 92 %)", big_floor,
+              "odd"),
+             ("≥ 256 MiB, any shape: spread of step 11's GB/s within an octave of footprint (≤ 10 %)", big_spread,
+              "odd")]
     body = [[label] + [make_cell(groups[k]) if groups[k].get(suite) else "-" for k in keys]
             for label, make_cell, suite in lines]
     head = ["target"] + [f"{p}, {LAYOUT_WORD.get(l, l)}" for p, l in keys]
