@@ -35,7 +35,7 @@ import sys
 
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
-         "verdict": "md"}
+         "verdict": "md", "experiments": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
 DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
@@ -43,6 +43,7 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv", "ranks": "*_step{step}_ranks{q}.csv",
            "verdict": "*/*_step{step}_*{q}.csv",  # every suite of the benchmark
+           "experiments": "*/*_step{step}_experiments{q}.csv",
            "hybrid": "*_step{step}_hybrid{q}.csv", "gpus": "*_step{step}_gpus{q}.csv"}
 SWEEP = "*_step{step}_sweep{q}.csv"
 SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
@@ -769,6 +770,53 @@ def verdict_table(name, files, out):
     pathlib.Path(out).write_text(md_table(head, body) + f"\n\n{note}\n")
 
 
+def experiments_figure(name, files, out):
+    """The A/B runs of the newest stop (the `stop` column) in a step's experiments file: for each problem
+    (its tag's first part), every variant tried, as % of the read ceiling of its own run; one panel a
+    precision. Runs marked as a poor configuration or a first version are left out."""
+    plt = pyplot()
+    rows = [r for path in files for r in read_rows(path)]
+    newest = max(int(r.get("stop") or 0) for r in rows)
+    rows = [r for r in rows if int(r.get("stop") or 0) == newest and "poor configuration" not in r["experiment"]
+            and "first version" not in r["experiment"]]
+    groups = {}
+    for r in rows:
+        problem = "_".join(r["tag"].split("_")[:3])  # precision_layout_MxN
+        groups.setdefault(r["precision"], {}).setdefault(problem, []).append(r)
+    precisions = [p for p in ("float", "double") if p in groups]
+    fig, axes = plt.subplots(1, len(precisions), figsize=(12, 5.6), dpi=120, squeeze=False)
+    fig.suptitle(f"step {name[:2]}, what each change did: every variant measured on one problem, % of the read "
+                 "ceiling of its run (cold L2)", fontsize=11, x=0.01, ha="left")
+    colour = lambda variant: ("tab:gray" if variant == "table" else "tab:red" if "shifted" in variant
+                              else "tab:blue")
+    for ax, precision in zip(axes[0], precisions):
+        labels, y = [], 0
+        for problem, got in groups[precision].items():
+            for r in got:
+                variant = r["tag"][len(problem) + 1:] or "?"
+                pct = num(r, "pct_ceiling")
+                ax.barh(y, pct, color=colour(variant), height=0.8)
+                ax.text(pct + 1, y, f"{pct:.0f} %", va="center", fontsize=6.5)
+                labels.append(f"{r['layout']} {dim_text(num(r, 'm'))} x {dim_text(num(r, 'n'))}: {variant}")
+                y += 1
+            y += 0.6
+        positions, k = [], 0
+        for problem, got in groups[precision].items():
+            positions += [k + i for i in range(len(got))]
+            k += len(got) + 0.6
+        ax.set_yticks(positions)
+        ax.set_yticklabels(labels, fontsize=6.5)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 115)
+        ax.axvline(92, color="black", linestyle="--", linewidth=0.7)
+        ax.set_title(f"{precision} (grey: last stop's table; red: shifted loads, removed)", fontsize=9)
+        ax.set_xlabel("% of the read ceiling", fontsize=8)
+        ax.grid(True, axis="x", alpha=0.3)
+    revisions = ", ".join(dict.fromkeys(r.get("git_revision", "?") for r in rows))
+    footer = provenance(rows, files[0]).rsplit(" · rev ", 1)[0] + f" · revs {revisions}"
+    save_figure(plt, fig, [footer], out, top=0.93)
+
+
 def facts_table(name, files, out):
     data = [(read_rows(f), f) for f in files]
     data = [(rows, f) for rows, f in data if rows]
@@ -781,7 +829,7 @@ def facts_table(name, files, out):
 MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "summary": summary_table,
           "occupancy": occupancy_table, "ladder": ladder_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
-          "verdict": verdict_table,
+          "verdict": verdict_table, "experiments": experiments_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
 
 
