@@ -127,6 +127,7 @@ function(gemv_add_program_tests program labels bad_args)
       "m_negative|2|--m must be between|--m,-5"
       "n_not_a_number|2|--n takes a whole number|--n,12abc"
       "unknown_option|2|unknown option|--bogus,1"
+      "unknown_option_last|2|unknown option '--bogus'|--bogus"
       "missing_value|2|needs a value|--m"
       "bad_precision|2|--precision is float or double|--precision,half"
       "bad_layout|2|--layout is row or col|--layout,diagonal"

@@ -202,6 +202,10 @@ TEST_CASE("the command line refuses every bad input with a message naming it", "
     REQUIRE(usage_error({"--m", ""}).find("needs a value") != std::string::npos);
     REQUIRE(usage_error({"--n"}).find("--n needs a value") != std::string::npos);
     REQUIRE(usage_error({"--frobnicate", "1"}).find("unknown option '--frobnicate'") != std::string::npos);
+    // Last on the line, with no value after it, an unknown option is still named as unknown.
+    REQUIRE(usage_error({"--m", "3", "--bogus"}) == "unknown option '--bogus'");
+    REQUIRE(usage_error({"--block", "64"}) == "unknown option '--block' (did you mean --block-size?)");
+    REQUIRE(usage_error({"--variants=a"}) == "unknown option '--variants' (did you mean --variant?)");
     REQUIRE(usage_error({"stray"}).find("unexpected argument 'stray'") != std::string::npos);
     REQUIRE(usage_error({"--layout", "row"}).find("not supported") != std::string::npos);
     REQUIRE(usage_error({"--precision", "half"}).find("float or double") != std::string::npos);
