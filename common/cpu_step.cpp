@@ -66,7 +66,7 @@ Verification run_and_verify_cpu(const HostProblem<T>& p, const std::function<voi
     HostArray<T> y(static_cast<std::size_t>(p.shape.m));
     std::fill(y.begin(), y.end(), poison_value<T>());
     kernel(p.A.data(), p.x.data(), y.data());
-    return verify(y.data(), compute_reference(p.A.data(), p.x.data(), p.shape), p.shape.n);
+    return verify(y.data(), compute_reference(p.A.data(), p.x.data(), p.shape), p.shape.n, RunsOn::cpu);
 }
 
 template Verification run_and_verify_cpu<float>(const HostProblem<float>&,
@@ -95,7 +95,7 @@ int run_cpu(const Options& o, const StepSpec& spec, const CpuKernels<T>& factory
         r.traffic = k.traffic;
         r.launch = k.launch;
         if (o.verify) {
-            const Verification v = verify(y.data(), ref, o.shape.n);  // the last timed run's output
+            const Verification v = verify(y.data(), ref, o.shape.n, RunsOn::cpu);  // the last timed run's output
             r.verified = v.ok;
             if (!v.ok) std::cerr << "step " << spec.number << " " << k.variant << ": " << v.message << "\n";
             all_ok &= v.ok;

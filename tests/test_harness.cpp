@@ -19,7 +19,7 @@ struct Planted {
     explicit Planted(Shape s) : p(make_problem<T>(s, 3)), ref(compute_reference(p.A.data(), p.x.data(), s)) {
         for (double v : ref.y) y.push_back(static_cast<T>(v));
     }
-    Verification check() const { return verify(y.data(), ref, p.shape.n); }
+    Verification check(RunsOn where = RunsOn::cpu) const { return verify(y.data(), ref, p.shape.n, where); }
 };
 
 }  // namespace
@@ -83,20 +83,35 @@ TEMPLATE_TEST_CASE("unwritten rows (still NaN) are reported as never written", "
     REQUIRE(v.message.find("never written") != std::string::npos);
 }
 
+TEST_CASE("the advice for unwritten rows fits where the kernel ran", "[harness]") {
+    Planted<float> t({30, 20, Layout::row});
+    t.y[7] = poison_value<float>();
+    const std::string cpu = t.check(RunsOn::cpu).message, gpu = t.check(RunsOn::gpu).message,
+                      mpi = t.check(RunsOn::mpi).message;
+    INFO(cpu << "\n" << gpu << "\n" << mpi);
+    REQUIRE(cpu.find("loop over the rows") != std::string::npos);
+    REQUIRE(gpu.find("the grid and its guard") != std::string::npos);
+    REQUIRE(mpi.find("every rank") != std::string::npos);
+    for (const std::string& not_gpu : {cpu, mpi}) {
+        REQUIRE(not_gpu.find("grid") == std::string::npos);
+        REQUIRE(not_gpu.find("thread") == std::string::npos);
+    }
+}
+
 TEST_CASE("NaN and Inf in the reference must be matched exactly", "[harness]") {
     Reference ref;
     ref.y = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 1.0};
     ref.abs_sum = {1, 1, 1};
     std::vector<float> y = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1.0f};
-    REQUIRE(verify(y.data(), ref, 1).ok);
+    REQUIRE(verify(y.data(), ref, 1, RunsOn::cpu).ok);
     y[0] = 0.0f;  // a number where the reference is NaN
-    REQUIRE_FALSE(verify(y.data(), ref, 1).ok);
+    REQUIRE_FALSE(verify(y.data(), ref, 1, RunsOn::cpu).ok);
     y[0] = std::numeric_limits<float>::quiet_NaN();
     y[1] = -std::numeric_limits<float>::infinity();  // the wrong infinity
-    REQUIRE_FALSE(verify(y.data(), ref, 1).ok);
+    REQUIRE_FALSE(verify(y.data(), ref, 1, RunsOn::cpu).ok);
     y[1] = std::numeric_limits<float>::infinity();
     y[2] = std::numeric_limits<float>::quiet_NaN();  // NaN where a number belongs
-    const auto v = verify(y.data(), ref, 1);
+    const auto v = verify(y.data(), ref, 1, RunsOn::cpu);
     REQUIRE_FALSE(v.ok);
     REQUIRE(v.unwritten == 1);
 }
