@@ -2,6 +2,7 @@
 // command line. If these are wrong, every step's figures are.
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "cli.hpp"
 #include "support.hpp"
@@ -156,6 +157,41 @@ TEST_CASE("the reference is the same in both layouts", "[harness]") {
     const auto rc = compute_reference(c.A.data(), c.x.data(), c.shape);
     REQUIRE(rr.y == rc.y);
     REQUIRE(rr.abs_sum == rc.abs_sum);
+}
+
+TEST_CASE("tables show a run's figures only where they mean something", "[harness]") {
+    // A failed run shows no GB/s, % of the ceiling or GFLOP/s, on the CPU or the GPU.
+    for (const bool cpu : {true, false}) {
+        const ShownFigures f = shown_figures(850.0, 718.0, 425.0, 5.0, true, cpu);
+        REQUIRE(f.gbps == "-");
+        REQUIRE(f.pct_ceiling == "-");
+        REQUIRE(f.gflops == "-");
+    }
+    // A CPU run under the noise floor shows its GB/s but says "noise" for the %; a GPU run does not.
+    const ShownFigures quick_cpu = shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, true);
+    REQUIRE(quick_cpu.noise);
+    REQUIRE(quick_cpu.pct_ceiling == "noise");
+    REQUIRE(quick_cpu.gbps == "20.0");
+    REQUIRE(shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, false).pct_ceiling == "150.0");
+    REQUIRE(shown_figures(20.0, 80.0, 10.0, 2 * kCpuNoiseFloorMs, false, true).pct_ceiling == "80.0");
+
+    // The step's own table: a wrong run's row has no figures, and the noise line appears only when used.
+    Result wrong;
+    wrong.step = "01";
+    wrong.shape = {300, 257, Layout::row};
+    wrong.time = summarize({0.001, 0.001, 0.001});
+    wrong.ceiling_gbps = 10;
+    std::ostringstream table;
+    print_results(table, Format::table, cpu_metadata(), {wrong});
+    INFO(table.str());
+    REQUIRE(table.str().find("NO") != std::string::npos);
+    REQUIRE(table.str().find(fixed(wrong.pct_ceiling(), 1)) == std::string::npos);
+    REQUIRE(table.str().find("noise:") == std::string::npos);
+    Result quick = wrong;
+    quick.verified = true;
+    std::ostringstream table2;
+    print_results(table2, Format::table, cpu_metadata(), {quick});
+    REQUIRE(table2.str().find(noise_note()) != std::string::npos);
 }
 
 TEST_CASE("timings are summarised by median, min and max", "[harness]") {
