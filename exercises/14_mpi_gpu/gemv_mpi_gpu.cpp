@@ -1,4 +1,4 @@
-// Generated from solutions/14_mpi_gpu/gemv_mpi_gpu.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/14_mpi_gpu/gemv_mpi_gpu.cpp by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 14
 #include "gemv_mpi_gpu.hpp"
 
 #include <algorithm>
