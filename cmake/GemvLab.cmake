@@ -1,34 +1,5 @@
 # The lab's CMake vocabulary: how a step, its kernels, its exercise and its tests are built.
 
-# OpenBLAS and Open MPI are optional: the steps that use them say so when they are absent.
-macro(gemv_find_optional_dependencies)
-  set(BLA_VENDOR OpenBLAS)
-  find_package(BLAS QUIET)
-  find_path(GEMV_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas openblas-pthread openblas-openmp)
-  if(BLAS_FOUND AND GEMV_CBLAS_INCLUDE_DIR)
-    set(GEMV_HAVE_OPENBLAS ON)
-    message(STATUS "OpenBLAS: ${BLAS_LIBRARIES} (cblas.h in ${GEMV_CBLAS_INCLUDE_DIR})")
-  else()
-    set(GEMV_HAVE_OPENBLAS OFF)
-    message(STATUS "OpenBLAS: not found; step 02 runs without its OpenBLAS row")
-  endif()
-  find_package(MPI QUIET COMPONENTS CXX)
-  if(MPI_CXX_FOUND)
-    message(STATUS "MPI: ${MPI_CXX_LIBRARY_VERSION_STRING}")
-  else()
-    message(STATUS "MPI: not found; the MPI steps are not built")
-  endif()
-  # Catch2 3 where the system has it (Ubuntu 24.04), 2.13 where it does not (Debian 12).
-  find_package(Catch2 3 QUIET)
-  if(Catch2_FOUND)
-    set(GEMV_CATCH2_MAJOR 3)
-  else()
-    find_package(Catch2 2.13 REQUIRED)
-    set(GEMV_CATCH2_MAJOR 2)
-  endif()
-  message(STATUS "Catch2: ${Catch2_VERSION}")
-endmacro()
-
 # The files of exercises/ that the generator wrote, from its manifest: only the files a student fills
 # in. Every other source and header of an exercise is the solution's own, built from solutions/.
 if("exercise" IN_LIST GEMV_VARIANTS)
