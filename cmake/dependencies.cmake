@@ -71,10 +71,10 @@ macro(gemv_find_dependencies)
   if(GEMV_MISSING_REQUIRED)
     if(GEMV_APT_GET)
       set(text "The GEMV lab needs packages this machine does not have. Install them, then run the same command "
-               "again:\n\n    ${apt} ${required}\n\n")
+               "again:\n    ${apt} ${required}\n")
       if(optional)
-        string(APPEND text "and, for step 02's OpenBLAS row and the MPI steps 13 and 14 (optional):\n\n"
-                           "    ${apt} ${optional}\n\n")
+        string(APPEND text "and, for step 02's OpenBLAS row and the MPI steps 13 and 14 (optional):\n"
+                           "    ${apt} ${optional}\n")
       endif()
       string(APPEND text "Run as root, configure installs them itself.")
     else()
