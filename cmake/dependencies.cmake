@@ -70,16 +70,17 @@ macro(gemv_find_dependencies)
   endif()
   if(GEMV_MISSING_REQUIRED)
     if(GEMV_APT_GET)
-      set(text "The GEMV lab needs packages this machine does not have. Install them, then run the same command "
-               "again:\n    ${apt} ${required}\n")
+      string(CONCAT text "The GEMV lab needs packages this machine does not have. Install them, then run the same "
+                         "command again:\n    ${apt} ${required}\n")
       if(optional)
         string(APPEND text "and, for step 02's OpenBLAS row and the MPI steps 13 and 14 (optional):\n"
                            "    ${apt} ${optional}\n")
       endif()
       string(APPEND text "Run as root, configure installs them itself.")
     else()
-      set(text "The GEMV lab needs what this machine does not have: ${required} (Debian's names; Catch2 3.x or 2.13, "
-               "and Python 3). Install them from your distribution's packages, then run the same command again.")
+      string(CONCAT text "The GEMV lab needs what this machine does not have: ${required} (Debian's names; Catch2 "
+                         "3.x or 2.13, and Python 3). Install them from your distribution's packages, then run the "
+                         "same command again.")
     endif()
     if(NOT Catch2_FOUND)
       string(APPEND text " Where a network is reachable, -DGEMV_FETCH_CATCH2=ON fetches and builds Catch2 instead.")
