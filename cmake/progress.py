@@ -76,7 +76,7 @@ def outcome(case, will_fail):
     if status == "notrun":
         why = skipped.get("message", "") if skipped is not None else ""
         if "SKIP_RETURN_CODE" in why:
-            return "skipped", "no CUDA device here: it runs on a GPU machine", ""
+            return "skipped", "no CUDA device here: it runs on a GPU machine", "no CUDA device here: it runs on a GPU machine"
         return "not built", why or "the test program did not run", why or "the test program did not run"
     passed = status == "run"
     if will_fail:  # the maintainer build inverts the result; undo it
