@@ -1,12 +1,13 @@
 # Writes OUT with the current git revision, touching it only when the revision changes, so that
 # every build reports the commit it was built from without rebuilding the world.
-execute_process(COMMAND git describe --always --dirty --abbrev=12 WORKING_DIRECTORY "${SRC}"
-                OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE failed)
-if(failed OR rev STREQUAL "")
-  # A source tree exported without .git (git archive) may say where it came from.
-  if(DEFINED ENV{GEMV_GIT_REVISION})
-    set(rev "$ENV{GEMV_GIT_REVISION}")
-  else()
+# GEMV_GIT_REVISION in the environment says where a copied tree came from (git archive, or a copy
+# whose .git is not the one it was made from) and wins.
+if(DEFINED ENV{GEMV_GIT_REVISION})
+  set(rev "$ENV{GEMV_GIT_REVISION}")
+else()
+  execute_process(COMMAND git describe --always --dirty --abbrev=12 WORKING_DIRECTORY "${SRC}"
+                  OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE failed)
+  if(failed OR rev STREQUAL "")
     set(rev "unknown")
   endif()
 endif()

@@ -30,16 +30,16 @@ void add(std::vector<VersatileConfig>& out, const VersatileConfig& c, gemv::Layo
 }
 
 // The families the tuner explores: one thread per row group, threads along the columns or along
-// a row, whole blocks per row, rows split across blocks (each way of combining), shifted and
-// flat loads, and the heuristic.
+// a row, whole blocks per row, rows split across blocks (each way of combining), flat loads,
+// tiles of whole columns or rows, and the heuristic.
 std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t m, std::int64_t n, std::size_t elem) {
     const gemv::Layout layout = kernel_layout(problem_layout, m, n);
     const bool col = layout == gemv::Layout::col;
     const int widest = widest_vector_of(elem);
     std::vector<VersatileConfig> out;
     for (int block : {96, 256})
-        for (int along : {1, 4, 32, 64})  // threads down a column (column-major) or along a row
-            for (int unroll : {1, 4})
+        for (int along : {1, 4, 32, 64, block})  // threads down a column (column-major) or along a row
+            for (int unroll : {1, 4, 16})  // 16: only for loads narrower than 16 bytes
                 for (std::int64_t splits : {1, 3})
                     for (int vector = widest; vector >= 1; vector /= 2) {
                         if (block % along) break;
@@ -53,16 +53,6 @@ std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t 
                             break;  // the widest vector this shape allows
                         }
                     }
-    // Shifted: 16-byte loads in place whatever m and n are, a warp or more along the loads.
-    for (int block : {96, 256})
-        for (int along : {32, 64, 256})
-            for (int unroll : {1, 4})
-                for (std::int64_t splits : {1, 3}) {
-                    if (block % along) continue;
-                    const Combine combine = splits == 1 ? Combine::store : Combine::last_block;
-                    add(out, {block, widest, unroll, col ? block / along : along, splits, combine, Loads::shifted},
-                        layout, m, n, elem);
-                }
     for (std::int64_t splits : {2, 3, 8})  // clusters of blocks adding in shared memory
         add(out, {256, 1, 4, col ? 8 : 64, splits, Combine::cluster}, layout, m, n, elem);
     // Flat. Column-major: on the smallest grid and a larger one, each way of combining. Row-major:
@@ -77,6 +67,12 @@ std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t 
         else
             for (int along : {1, 4, 32})
                 add(out, {block, widest, 4, along, 1, Combine::store, Loads::flat}, layout, m, n, elem);
+    }
+    for (int unroll : {1, 4}) {  // tiles: m (column-major) or n (row-major) of 2 or 3
+        add(out, {256, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
+        for (std::int64_t grid : {1, 5})
+            for (Combine combine : {Combine::last_block, Combine::atomic})
+                add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : combine, Loads::tiles}, layout, m, n, elem);
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;
@@ -94,21 +90,24 @@ TEMPLATE_TEST_CASE("step 11: the versatile kernel computes y = A*x on every awkw
             const bool big = d.m * d.n > 100000;
             const auto configs = families(layout, d.m, d.n, sizeof(TestType));
             for (std::size_t k = 0; k < configs.size(); ++k)
-                if (!big || k % 5 == 0 || k + 1 == configs.size() || configs[k].loads == Loads::shifted)
+                if (!big || k % 5 == 0 || k + 1 == configs.size() || configs[k].loads == Loads::tiles)
                     check(p, configs[k], what);
         }
 }
 
-TEMPLATE_TEST_CASE("step 11: shifted loads and the last block are right one past a power of two and on primes",
+TEMPLATE_TEST_CASE("step 11: tiles, short rows and the last block are right one past a power of two and on primes",
                    "[step11][gpu]", float, double) {
-    const std::vector<gemv_test::Dims> shapes = {{1025, 257}, {257, 1025}, {65537, 3},  {3, 65537},
-                                                 {2, 100003}, {100003, 2}, {7919, 997}, {130, 4099}};
+    const std::vector<gemv_test::Dims> shapes = {{1025, 257}, {257, 1025}, {65537, 3}, {3, 65537}, {2, 100003},
+                                                 {100003, 2}, {7919, 997}, {130, 4099}, {65536, 1}, {2, 7},
+                                                 {7, 2}, {3, 3}};
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const auto& d : shapes) {
             const auto p = gemv::make_problem<TestType>({d.m, d.n, layout}, 31);
             const auto what = gemv_test::describe(d, layout, gemv::to_string(gemv::precision_of<TestType>()));
             for (const auto& c : families(layout, d.m, d.n, sizeof(TestType)))
-                if (c.loads == Loads::shifted || c.combine == Combine::last_block) check(p, c, what);
+                if (c.loads == Loads::tiles || c.combine == Combine::last_block ||
+                    short_rows(c, kernel_layout(layout, d.m, d.n), d.n))
+                    check(p, c, what);
         }
 }
 
@@ -124,7 +123,7 @@ TEMPLATE_TEST_CASE("step 11: NaN and Inf in the input reach y exactly where the 
     }
 }
 
-TEST_CASE("step 11: past 2^31 elements with odd m and n, shifted loads and the last block are right", "[step11][gpu]") {
+TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow loads and the last block are right", "[step11][gpu]") {
     const std::int64_t m = 46341, n = 46343;  // 2147580963 elements: 64-bit indexing, misaligned columns and rows
     std::size_t free_bytes = 0, total = 0;
     REQUIRE(cudaMemGetInfo(&free_bytes, &total) == cudaSuccess);
@@ -136,8 +135,8 @@ TEST_CASE("step 11: past 2^31 elements with odd m and n, shifted loads and the l
         const auto p = gemv::make_problem<float>({m, n, layout}, 37);
         const bool col = layout == gemv::Layout::col;
         for (const VersatileConfig& c :
-             {VersatileConfig{256, 4, 4, col ? 1 : 256, 1, Combine::store, Loads::shifted},
-              VersatileConfig{256, 4, 4, col ? 4 : 32, 5, Combine::last_block, Loads::shifted},
+             {VersatileConfig{256, 1, 16, col ? 1 : 256, 1, Combine::store},
+              VersatileConfig{256, 1, 8, col ? 4 : 32, 5, Combine::last_block},
               versatile_heuristic(layout, m, n, 4, 132)})
             check(p, c, gemv_test::describe({m, n}, layout, "float"));
     }
@@ -156,9 +155,11 @@ TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]
     refused({256, 1, 4, 32, 4, Combine::store}, L::row, 16, 1000);      // four blocks a row cannot just store
     refused({256, 1, 4, 32, 1, Combine::atomic}, L::row, 16, 1000);     // one block a row has nothing to add
     refused({256, 1, 4, 32, 9, Combine::cluster}, L::row, 16, 1000);    // a cluster holds at most 8
-    refused({256, 4, 4, 16, 1, Combine::store, Loads::shifted}, L::row, 16, 1001);  // shifted: a warp a row
-    refused({256, 4, 4, 16, 1, Combine::store, Loads::shifted}, L::col, 1001, 16);  // shifted: 16 down a column
-    refused({256, 1, 4, 32, 1, Combine::store, Loads::shifted}, L::col, 1001, 16);  // shifted: a vector of one
+    refused({256, 4, 8, 32, 1}, L::row, 16, 1024);                                 // 8 in flight: narrow loads
+    refused({256, 4, 4, 256, 1, Combine::store, Loads::tiles}, L::col, 4, 1000);  // tiles: 2 or 3 rows
+    refused({256, 4, 4, 1, 1, Combine::store, Loads::tiles}, L::row, 1000, 5);    // tiles: 2 or 3 columns
+    refused({256, 2, 4, 1, 1, Combine::store, Loads::tiles}, L::row, 1000, 3);    // tiles: 16-byte loads
+    refused({256, 4, 4, 32, 1, Combine::store, Loads::tiles}, L::col, 3, 1000);   // tiles: every thread, every row
     // Flat row-major: whole rows (one block a row), at most a warp a row, the block's rows in 48 KiB.
     refused({256, 4, 4, 1, 2, Combine::last_block, Loads::flat}, L::row, 16, 43);
     refused({256, 4, 4, 64, 1, Combine::store, Loads::flat}, L::row, 16, 43);

@@ -6,35 +6,6 @@
 
 namespace {
 
-// The block's sums of all m rows, in shared memory, to y: stored (a grid of one block), added
-// atomically into y (zeroed first), or added atomically into a.partial, which the last block to
-// finish moves to y and zeroes for the next launch (one launch, no memset).
-template <class T>
-__device__ void add_block_to_y(const GemvArgs<T>& a, const T* block_y) {
-    const std::int64_t m = a.m;
-    if (a.combine == Combine::store) {
-        for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) a.y[i] = block_y[i];
-        return;
-    }
-    if (a.combine == Combine::atomic) {
-        for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(a.y + i, block_y[i]);
-        return;
-    }
-    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(a.partial + i, block_y[i]);
-    __shared__ bool last;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(a.arrived, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) {
-        a.y[i] = __ldcg(a.partial + i);
-        a.partial[i] = 0;
-    }
-    if (threadIdx.x == 0) *a.arrived = 0;
-}
-
 // BEGIN EXCERPT col_flat
 // The grid's stride S = gridDim.x · blockDim.x · V is a multiple of m: a thread meets the same V
 // rows, (e + k) mod m, at every step and keeps their sums in registers, while its columns,

@@ -17,49 +17,7 @@ __device__ T row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_beg
     return acc;
 }
 
-// BEGIN EXCERPT row_shifted
-// The same for any n (G >= 32): the warp's first column j0 moves in step in all its lanes, each
-// lane gets its V elements of the row through load_shifted, and the elements past c_end (the next
-// slice or the next row) are masked.
 template <class T, int V, int U>
-__device__ T row_part_shifted(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin, std::int64_t c_end) {
-    const int G = a.threads_per_row, g = threadIdx.x % G, lane = threadIdx.x & 31;
-    const std::int64_t step = std::int64_t(G) * V, total = a.m * a.n, first = row * a.n, mine = std::int64_t(lane) * V;
-    T acc = 0;
-    std::int64_t j0 = c_begin + std::int64_t(g - lane) * V;
-    for (; j0 + (U - 1) * step + 32 * V <= c_end; j0 += U * step) {  // U whole steps of the warp in the slice
-        T v[U][V], xv[U][V];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            load_shifted<T, V>(a.A, first + j0 + u * step, total, v[u]);
-            load_cached<T, V>(a.x + j0 + mine + u * step, xv[u]);  // c_begin is a multiple of V: aligned
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int k = 0; k < V; ++k) acc += v[u][k] * xv[u][k];
-    }
-    for (; j0 < c_end; j0 += step) {
-        T v[V], xv[V];
-        load_shifted<T, V>(a.A, first + j0, total, v);
-        const std::int64_t j = j0 + mine;
-        if (j + V <= c_end) {
-            load_cached<T, V>(a.x + j, xv);
-        } else {
-#pragma unroll
-            for (int k = 0; k < V; ++k) {
-                xv[k] = j + k < c_end ? __ldg(a.x + j + k) : T(0);
-                v[k] = j + k < c_end ? v[k] : T(0);  // not the next row's element, which may be Inf
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < V; ++k) acc += v[k] * xv[k];
-    }
-    return acc;
-}
-// END EXCERPT row_shifted
-
-template <class T, int V, int U, Loads L>
 __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
     const int G = a.threads_per_row, tid = threadIdx.x, g = tid % G, r = tid / G, rows = blockDim.x / G;
     T* cluster_sums = gemv::dynamic_shared<T>();
@@ -70,9 +28,7 @@ __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
     const std::int64_t slice = (std::int64_t(blockIdx.y) + blockIdx.x) % gridDim.y;
     const std::int64_t c_begin = slice * a.cols_per_block, c_end = min(a.n, c_begin + a.cols_per_block);
     T acc = 0;
-    if (row < a.m)  // shifted: G >= 32, so the whole warp shares this row
-        acc = L == Loads::shifted ? row_part_shifted<T, V, U>(a, row, c_begin, c_end)
-                                  : row_part<T, V, U>(a, row, c_begin, c_end);
+    if (row < a.m) acc = row_part<T, V, U>(a, row, c_begin, c_end);
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
     for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (G > 32) {
@@ -91,13 +47,11 @@ __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
 }  // namespace
 
 template <class T>
-const void* row_kernel(int vector, int unroll, Loads loads) {
+const void* row_kernel(int vector, int unroll) {
     return instance_for<T>(vector, unroll, [&](auto v, auto u) -> const void* {
-        constexpr int V = decltype(v)::value, U = decltype(u)::value;
-        if (loads == Loads::shifted) return reinterpret_cast<const void*>(&gemv_row<T, V, U, Loads::shifted>);
-        return reinterpret_cast<const void*>(&gemv_row<T, V, U, Loads::aligned>);
+        return reinterpret_cast<const void*>(&gemv_row<T, decltype(v)::value, decltype(u)::value>);
     });
 }
 
-template const void* row_kernel<float>(int, int, Loads);
-template const void* row_kernel<double>(int, int, Loads);
+template const void* row_kernel<float>(int, int);
+template const void* row_kernel<double>(int, int);

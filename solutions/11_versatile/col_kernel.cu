@@ -8,19 +8,8 @@
 
 namespace {
 
-// V rows of column j from row0 on. Shifted: any m, every lane of the warp in the same column.
-template <class T, int V, Loads L>
-__device__ __forceinline__ void load_column(const GemvArgs<T>& a, std::int64_t j, std::int64_t row0, T (&out)[V]) {
-    if constexpr (L == Loads::shifted) {
-        const std::int64_t warp_row0 = row0 - std::int64_t(threadIdx.x & 31) * V;
-        load_shifted<T, V>(a.A, j * a.m + warp_row0, a.m * a.n, out);
-    } else {
-        load_streaming<T, V>(a.A + j * a.m + row0, out);
-    }
-}
-
 // BEGIN EXCERPT col
-template <class T, int V, int U, Loads L>
+template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     const int Tc = a.threads_per_row, Tr = blockDim.x / Tc, outs = Tr * V;
     T* cluster_sums = gemv::dynamic_shared<T>();
@@ -30,8 +19,7 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
     const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
     T acc[V] = {};
-    // Shifted loads need the whole warp in each column, past the last row too (Tr >= 32).
-    if (L == Loads::shifted || row0 < m) {
+    if (row0 < m) {
         // BEGIN SOLUTION walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j]
         std::int64_t j = c_begin + tc;
         // U columns' loads are issued before any is used: bytes in flight hide the latency.
@@ -39,7 +27,7 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
             T v[U][V], xj[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                load_column<T, V, L>(a, j + std::int64_t(u) * Tc, row0, v[u]);
+                load_streaming<T, V>(a.A + (j + std::int64_t(u) * Tc) * m + row0, v[u]);
                 xj[u] = __ldg(a.x + j + std::int64_t(u) * Tc);
             }
 #pragma unroll
@@ -49,7 +37,7 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
         }
         for (; j < c_end; j += Tc) {
             T v[V];
-            load_column<T, V, L>(a, j, row0, v);
+            load_streaming<T, V>(a.A + j * m + row0, v);
             const T xj = __ldg(a.x + j);
 #pragma unroll
             for (int k = 0; k < V; ++k) acc[k] += v[k] * xj;
@@ -59,7 +47,9 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     // END EXCERPT col
     const std::int64_t base = std::int64_t(blockIdx.x) * outs;
     const int count = static_cast<int>(min(std::int64_t(outs), m - base));
-    if (Tc == 1) {  // one thread per row group: nothing to fold inside the block
+    if (Tc == 1 && a.combine == Combine::store && row0 < m) {
+        store_streaming<T, V>(a.y + row0, acc);  // its own V rows (V divides m): one vector store
+    } else if (Tc == 1) {  // one thread per row group: nothing to fold inside the block
 #pragma unroll
         for (int k = 0; k < V; ++k)
             if (row0 + k < m) put_row_sum(a, cluster_sums, row0 + k, tr * V + k, acc[k]);
@@ -96,13 +86,11 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
 }  // namespace
 
 template <class T>
-const void* col_kernel(int vector, int unroll, Loads loads) {
+const void* col_kernel(int vector, int unroll) {
     return instance_for<T>(vector, unroll, [&](auto v, auto u) -> const void* {
-        if (loads == Loads::shifted)
-            return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value, Loads::shifted>);
-        return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value, Loads::aligned>);
+        return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value>);
     });
 }
 
-template const void* col_kernel<float>(int, int, Loads);
-template const void* col_kernel<double>(int, int, Loads);
+template const void* col_kernel<float>(int, int);
+template const void* col_kernel<double>(int, int);

@@ -2,6 +2,7 @@
 #include "gemv_versatile.cuh"
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "cli.hpp"
 #include "versatile_device.cuh"
@@ -13,54 +14,77 @@ std::int64_t div_up(std::int64_t a, std::int64_t b) {
     return (a + b - 1) / b;
 }
 
-// last_block's workspace: the partial sums (flat column-major: m running sums), then one arrival
-// counter per row block, 16-byte aligned.
+// last_block's workspace: the partial sums (column-major flat or tiles: m running sums), then one
+// arrival counter per row block, 16-byte aligned.
 std::size_t partial_bytes(const VersatilePlan& p, std::size_t elem) {
-    const std::size_t sums =
-        p.family == Family::col_flat ? std::size_t(p.m) : std::size_t(p.config.blocks_per_row) * p.m;
+    const bool all_rows = p.family == Family::col_flat || p.family == Family::col_tiles;  // m running sums
+    const std::size_t sums = all_rows ? std::size_t(p.m) : std::size_t(p.config.blocks_per_row) * p.m;
     return (sums * elem + 15) / 16 * 16;
 }
 
 Family family_of(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
-    if (layout == gemv::Layout::col) return c.loads == Loads::flat ? Family::col_flat : Family::col;
-    if (c.loads == Loads::flat) return Family::row_flat;
-    return short_rows(c, layout, n) ? Family::row_short : Family::row;
+    const bool col = layout == gemv::Layout::col;
+    if (c.loads == Loads::flat) return col ? Family::col_flat : Family::row_flat;
+    if (c.loads == Loads::tiles) return col ? Family::col_tiles : Family::row_tiles;
+    if (short_rows(c, layout, n)) return col ? Family::col_short : Family::row_short;
+    return col ? Family::col : Family::row;
 }
 
 template <class T>
-const void* kernel_of(Family f, const VersatileConfig& c) {
-    switch (f) {
+const void* kernel_of(const VersatilePlan& p) {
+    const VersatileConfig& c = p.config;
+    switch (p.family) {
         case Family::col:
-            return col_kernel<T>(c.vector, c.unroll, c.loads);
+            return col_kernel<T>(c.vector, c.unroll);
+        case Family::col_short:
+            return col_short_kernel<T>(c.vector, c.unroll);
         case Family::col_flat:
             return col_flat_kernel<T>(c.vector, c.unroll);
+        case Family::col_tiles:
+            return col_tiles_kernel<T>(int(p.m), c.unroll);
         case Family::row:
-            return row_kernel<T>(c.vector, c.unroll, c.loads);
+            return row_kernel<T>(c.vector, c.unroll);
         case Family::row_short:
             return row_short_kernel<T>(c.vector, c.unroll);
         case Family::row_flat:
             return row_flat_kernel<T>(c.vector, c.unroll);
+        case Family::row_tiles:
+            return row_tiles_kernel<T>(int(p.n), c.unroll);
     }
     return nullptr;
 }
 
-// What the plan loads and stores, in elements: A once (shifted loads read one vector in 32
-// twice, from cache), x as each family loads it, y as each way of combining touches it.
+// What the plan loads and stores, in elements: A once; x as each family loads it; y as each way
+// of combining touches it.
 gemv::Traffic traffic_of(const VersatilePlan& p) {
     const VersatileConfig& c = p.config;
-    const double m = double(p.m), n = double(p.n), mn = m * n, splits = double(c.blocks_per_row);
-    const double a = c.loads == Loads::shifted ? mn * (1 + 1.0 / 32) : mn;
-    double x = mn;                // loaded beside each element of A
-    if (p.family == Family::col)  // once per thread and column: V rows share it
-        x = c.loads == Loads::shifted ? double(p.launch.grid.x) * (c.block / c.threads_per_row) * n
-                                      : double(div_up(p.m, c.vector)) * n;
-    if (p.family == Family::row_short)  // once per thread, for its U rows
-        x = double(div_up(p.m, c.unroll)) * std::min(n, double(c.threads_per_row) * c.vector);
+    const double m = double(p.m), n = double(p.n), mn = m * n, blocks = double(c.blocks_per_row);
+    double x = mn;  // loaded beside each element of A
+    switch (p.family) {
+        case Family::col:  // once per thread and column: V rows share it
+            x = double(div_up(p.m, c.vector)) * n;
+            break;
+        case Family::col_short:  // once per thread and column, for its U row groups
+            x = double(div_up(p.m, std::int64_t(c.vector) * c.unroll)) * n;
+            break;
+        case Family::col_tiles:  // once per tile of V columns
+            x = n;
+            break;
+        case Family::row_short:  // once per thread, for its U rows
+            x = double(div_up(p.m, c.unroll)) * std::min(n, double(c.threads_per_row) * c.vector);
+            break;
+        case Family::row_tiles:  // once per thread
+            x = double(p.launch.grid.x) * c.block * n;
+            break;
+        default:
+            break;
+    }
     double y = m;
-    if (c.combine == Combine::atomic) y = m + 2 * m * splits;      // memset, then read-add-write per block
-    if (c.combine == Combine::last_block) y = 2 * m * splits + m;  // partial sums written, read, y stored
-    if (p.family == Family::col_flat && c.combine == Combine::last_block) y = 2 * m * splits + 3 * m;
-    return {a, x, y};
+    if (c.combine == Combine::atomic) y = m + 2 * m * blocks;     // memset, then read-add-write per block
+    if (c.combine == Combine::last_block) y = 2 * m * blocks + m;  // partial sums written, read, y stored
+    if ((p.family == Family::col_flat || p.family == Family::col_tiles) && c.combine == Combine::last_block)
+        y = 2 * m * blocks + 3 * m;  // atomics into m running sums, then moved to y
+    return {mn, x, y};
 }
 
 }  // namespace
@@ -69,6 +93,12 @@ const char* to_string(Family f) {
     switch (f) {
         case Family::col:
             return "col";
+        case Family::col_short:
+            return "col_short";
+        case Family::col_tiles:
+            return "col_tiles";
+        case Family::row_tiles:
+            return "row_tiles";
         case Family::col_flat:
             return "col_flat";
         case Family::row:
@@ -110,7 +140,8 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
     const bool cluster = c.combine == Combine::cluster;
     gemv::Launch& l = p.launch;
     l.block = dim3(c.block);
-    l.kernel = kernel_of<T>(p.family, c);
+    l.kernel = kernel_of<T>(p);
+    if (!l.kernel) throw std::logic_error("step 11 has no instance of " + describe(c) + " (versatile_kernels.cuh)");
     switch (p.family) {
         case Family::col: {
             l.grid = dim3(blocks, static_cast<unsigned>(c.blocks_per_row));
@@ -128,8 +159,13 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
             l.grid = dim3(static_cast<unsigned>(c.blocks_per_row));
             l.dynamic_shared = std::size_t(m) * sizeof(T);
             break;
+        case Family::col_short:
         case Family::row_short:
+        case Family::row_tiles:
             l.grid = dim3(blocks);
+            break;
+        case Family::col_tiles:
+            l.grid = dim3(static_cast<unsigned>(c.blocks_per_row));
             break;
         case Family::row_flat:
             l.grid = dim3(blocks);

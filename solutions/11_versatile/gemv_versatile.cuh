@@ -3,10 +3,13 @@
 // which grid, how the blocks that share a row add up, what it loads and stores. The plan is what
 // is launched, counted and reported. The kernels are one file per family:
 //   col_kernel.cu       column-major, row groups in place (05, 08, 09 and 10 as special cases)
+//   col_short_kernel.cu column-major rows of a few columns, several row groups a thread
 //   col_flat_kernel.cu  column-major with few rows, A read as one flat array
+//   col_tiles_kernel.cu column-major with 2 or 3 rows, tiles of whole columns
 //   row_kernel.cu       row-major, threads and blocks along a row
 //   row_short_kernel.cu row-major rows of one load, several rows a thread
 //   row_flat_kernel.cu  row-major rows of any length, a block's rows through shared memory
+//   row_tiles_kernel.cu row-major with 2 or 3 columns, tiles of whole rows
 #pragma once
 
 #include <cstdint>
@@ -16,7 +19,7 @@
 #include "device.hpp"
 #include "versatile_config.hpp"
 
-enum class Family { col, col_flat, row, row_short, row_flat };
+enum class Family { col, col_short, col_flat, col_tiles, row, row_short, row_flat, row_tiles };
 const char* to_string(Family f);
 
 // BEGIN EXCERPT plan

@@ -178,7 +178,6 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
     VersatileConfig c = tuned.config;
     const bool col = layout == gemv::Layout::col;
     const std::int64_t along = col ? m : n;
-    const int widest = widest_vector_of(elem);
     // The tuned grid held a number of waves of blocks; a shape with another number of row blocks
     // keeps that number of whole waves, to the nearest `unit`-sized step.
     const std::int64_t wave = blocks_per_wave(sm_count, c.block);
@@ -187,15 +186,18 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         const double blocks = waves < 1 ? double(tuned_blocks) : double(std::llround(waves) * wave);
         return std::max<std::int64_t>(1, std::llround(blocks / double(unit)));
     };
-    const std::int64_t lanes_for_m = c.vector > 0 ? m / c.vector : 0;
+    // Tiles hold whole columns of 2 or 3 rows (whole rows of 2 or 3 columns): elsewhere the same
+    // threads read flat, and the flat rules below fit them to the shape.
+    if (c.loads == Loads::tiles && (col ? m : n) != 2 && (col ? m : n) != 3) {
+        c.loads = Loads::flat;
+        if (!col) c.threads_per_row = 1;
+    }
+    const std::int64_t lanes_for_m = m / c.vector;
     if (c.loads == Loads::flat && !col) {
         // Flat row-major: fewer rows a block (more threads a row) until they fit in shared memory;
-        // rows too long for that are read in place by a warp or more each, shifted.
+        // rows too long for that are read in place.
         while (c.threads_per_row < 32 && flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.threads_per_row *= 2;
-        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) {
-            c.loads = n % widest ? Loads::shifted : Loads::aligned;
-            c.vector = widest;
-        }
+        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.loads = Loads::aligned;
     } else if (c.loads == Loads::flat && m != tuned.m && m % c.vector == 0 && lanes_for_m <= c.block &&
                (lanes_for_m & (lanes_for_m - 1)) == 0) {
         // A row group of m / V threads covers these rows exactly, and then it reads faster than
@@ -207,8 +209,7 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);  // the grid this m needs
         if (m != tuned.m) c.blocks_per_row = units_keeping_waves(c.blocks_per_row, unit) * unit;
     } else if (c.loads == Loads::flat) {  // too many rows to read flat: a thread per row group
-        c.loads = m % widest ? Loads::shifted : Loads::aligned;
-        c.vector = widest;
+        c.loads = Loads::aligned;
         c.threads_per_row = 1;
         c.blocks_per_row = 1;
         c.combine = Combine::store;
@@ -223,12 +224,11 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         c.threads_per_row = col ? c.block / clamped : clamped;
         c.vector = vector;
     }
-    if (c.loads != Loads::flat) {
+    if (c.vector * elem >= 16) c.unroll = std::min(c.unroll, 4);  // 8 and 16 in flight are for narrow loads
+    if (c.loads == Loads::aligned) {
         // Never more threads along a row group than it takes to cover it once (a configuration
-        // tuned at n = 12 would leave three of every four threads idle at n = 4); shifted loads
-        // keep a warp.
-        const std::int64_t cover = std::max<std::int64_t>(pow2_at_least((along + c.vector - 1) / c.vector),
-                                                          c.loads == Loads::shifted ? 32 : 1);
+        // tuned at n = 12 would leave three of every four threads idle at n = 4).
+        const std::int64_t cover = pow2_at_least((along + c.vector - 1) / c.vector);
         if (col) {
             const std::int64_t lanes = std::min<std::int64_t>(c.block / c.threads_per_row, cover);
             c.threads_per_row = static_cast<int>(c.block / lanes);
@@ -236,14 +236,14 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
             c.threads_per_row = static_cast<int>(std::min<std::int64_t>(c.threads_per_row, cover));
         }
     }
-    if (c.loads != Loads::flat && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
+    if (c.loads == Loads::aligned && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
         const std::int64_t tuned_rows = row_blocks(tuned.config, layout, tuned.m, tuned.n);
         const std::int64_t rows = row_blocks(c, layout, m, n);
         if (rows != tuned_rows)
             c.blocks_per_row = std::min<std::int64_t>(units_keeping_waves(tuned_rows * c.blocks_per_row, rows), 65535);
     }
-    if (c.loads != Loads::flat) c.blocks_per_row = std::min(c.blocks_per_row, n);
-    if (c.blocks_per_row == 1 && c.loads != Loads::flat) c.combine = Combine::store;
+    if (c.loads == Loads::aligned) c.blocks_per_row = std::min(c.blocks_per_row, n);
+    if (c.blocks_per_row == 1) c.combine = Combine::store;
     if (c.blocks_per_row > 1 && c.combine == Combine::store) c.combine = Combine::last_block;
     return c;
 }

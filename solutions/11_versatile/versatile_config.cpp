@@ -81,8 +81,8 @@ const char* to_string(Loads l) {
     switch (l) {
         case Loads::aligned:
             return "aligned";
-        case Loads::shifted:
-            return "shifted";
+        case Loads::tiles:
+            return "tiles";
         case Loads::flat:
             return "flat";
     }
@@ -93,13 +93,13 @@ const std::vector<ConfigField>& config_fields() {
     static const std::vector<ConfigField> fields = {
         whole_field("block", "BLOCKSIZE, threads per block", &VersatileConfig::block),
         whole_field("vector", "elements per load, 16 bytes at most", &VersatileConfig::vector),
-        whole_field("unroll", "loads in flight per thread: 1, 2, 4 or 8", &VersatileConfig::unroll),
+        whole_field("unroll", "loads in flight per thread: 1, 2, 4, 8 or 16", &VersatileConfig::unroll),
         whole_field("threads_per_row", "threads of a block adding up parts of one row",
                     &VersatileConfig::threads_per_row),
         whole_field("blocks_per_row", "blocks adding up parts of one row", &VersatileConfig::blocks_per_row),
         enum_field("combine", "how those blocks add up", &VersatileConfig::combine,
                    {Combine::store, Combine::atomic, Combine::cluster, Combine::last_block}),
-        enum_field("loads", "how A is read", &VersatileConfig::loads, {Loads::aligned, Loads::shifted, Loads::flat}),
+        enum_field("loads", "how A is read", &VersatileConfig::loads, {Loads::aligned, Loads::flat, Loads::tiles}),
     };
     return fields;
 }
@@ -118,14 +118,17 @@ gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n) 
 }
 
 bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
-    return layout == gemv::Layout::row && c.loads == Loads::aligned && c.blocks_per_row == 1 &&
-           c.threads_per_row <= 32 && std::int64_t(c.threads_per_row) * c.vector >= n;
+    if (c.loads != Loads::aligned || c.blocks_per_row != 1) return false;
+    if (layout == gemv::Layout::col) return c.threads_per_row == 1 && n <= c.unroll;
+    return c.threads_per_row <= 32 && std::int64_t(c.threads_per_row) * c.vector >= n;
 }
 
 std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
     const std::int64_t lanes = c.block / c.threads_per_row;  // threads down a column, or rows a block
-    if (layout == gemv::Layout::col) return c.loads == Loads::flat ? m : lanes * c.vector;
-    return lanes * (short_rows(c, layout, n) ? c.unroll : 1);
+    const std::int64_t per_thread = short_rows(c, layout, n) ? c.unroll : 1;  // row groups (or rows) a thread
+    if (layout == gemv::Layout::col) return c.loads == Loads::aligned ? lanes * c.vector * per_thread : m;
+    if (c.loads == Loads::tiles) return std::int64_t(c.block) * c.vector * c.unroll;  // U tiles of V rows a thread
+    return lanes * per_thread;
 }
 
 std::int64_t row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
@@ -158,7 +161,9 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if (m < 1 || n < 1) return "m and n must be positive";
     if (c.block < 32 || c.block > 1024 || c.block % 32) return "block must be a multiple of 32 from 32 to 1024";
     if (!power_of_two(c.vector) || c.vector * elem > 16) return "vector must be a power of two, 16 bytes at most";
-    if (!(c.unroll == 1 || c.unroll == 2 || c.unroll == 4 || c.unroll == 8)) return "unroll must be 1, 2, 4 or 8";
+    if (!(c.unroll == 1 || c.unroll == 2 || c.unroll == 4 || c.unroll == 8 || c.unroll == 16))
+        return "unroll must be 1, 2, 4, 8 or 16";
+    if (c.unroll > 4 && c.vector * elem >= 16) return "unroll 8 and 16 are for loads narrower than 16 bytes";
     // The threads a warp-shuffle fold combines must be a power of two: those sharing a row in
     // row-major, those down a column (block / threads_per_row) in column-major.
     if (c.threads_per_row < 1 || c.block % c.threads_per_row ||
@@ -169,17 +174,23 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if ((c.combine == Combine::store) != (c.blocks_per_row == 1))
         return "combine is store exactly when one block adds up each row (blocks_per_row 1)";
     if (c.combine == Combine::cluster && c.blocks_per_row > 8) return "a cluster combines 2 to 8 blocks";
-    const std::int64_t lanes = c.block / c.threads_per_row;
     switch (c.loads) {
         case Loads::aligned:
             if ((col ? m : n) % c.vector)
                 return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
             break;
-        case Loads::shifted:
-            if (c.vector == 1) return "shifted loads need a vector wider than one element";
-            if (col && lanes < 32) return "shifted loads need a warp down each column: threads_per_row <= block / 32";
-            if (!col && c.threads_per_row < 32)
-                return "shifted loads need a warp along each row: threads_per_row >= 32";
+        case Loads::tiles:
+            if (c.vector != widest_vector_of(elem)) return "tiles are read with 16-byte loads";
+            if (c.combine == Combine::cluster) return "tiles do not combine in a cluster";
+            if (col) {
+                if (m != 2 && m != 3) return "tiles of whole columns are for m of 2 or 3";
+                if (c.threads_per_row != c.block) return "tiles of whole columns: every thread adds to every row";
+                if (c.blocks_per_row > INT_MAX) return "at most 2^31 - 1 blocks";
+                return "";  // one row block
+            }
+            if (n != 2 && n != 3) return "tiles of whole rows are for n of 2 or 3";
+            if (c.threads_per_row != 1 || c.blocks_per_row != 1)
+                return "tiles of whole rows: one thread a tile, one block a row (threads_per_row and blocks_per_row 1)";
             break;
         case Loads::flat:
             if (c.combine == Combine::cluster) return "flat does not combine in a cluster";
@@ -209,22 +220,14 @@ VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::in
                                     int sm_count) {
     const bool col = layout == gemv::Layout::col;
     const std::int64_t along = col ? m : n;
-    const int widest = widest_vector_of(elem);
     VersatileConfig c;
     c.block = 256;
-    c.unroll = 4;
     c.vector = widest_vector(layout, m, n, elem);
-    std::int64_t lanes_needed = div_up(along, c.vector);  // threads that cover a column (or a row) once
+    c.unroll = static_cast<int>(std::min<std::size_t>(16, 64 / (c.vector * elem)));  // 64 bytes in flight a thread
+    const std::int64_t lanes_needed = div_up(along, c.vector);  // threads that cover a column (or a row) once
     // Threads down a column (column-major) or along a row (row-major, about eight loads each).
-    std::int64_t along_threads =
+    const std::int64_t along_threads =
         std::min<std::int64_t>(c.block, pow2_at_least(col ? lanes_needed : div_up(lanes_needed, 8)));
-    // A dimension 16-byte loads cannot follow in place, but long enough for a warp: shifted loads.
-    if (c.vector < widest && along >= 32 * widest && along_threads >= 32) {
-        c.vector = widest;
-        c.loads = Loads::shifted;
-        along_threads = std::min<std::int64_t>(c.block, pow2_at_least(div_up(along, col ? widest : 8 * widest)));
-        along_threads = std::max<std::int64_t>(32, along_threads);
-    }
     c.threads_per_row = static_cast<int>(col ? c.block / along_threads : along_threads);
     const std::int64_t blocks = row_blocks(c, layout, m, n);
     const std::int64_t wanted = blocks_per_wave(sm_count, c.block);  // one full wave

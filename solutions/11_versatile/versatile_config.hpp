@@ -20,8 +20,8 @@ enum class Combine {
 // How a thread reads A.
 enum class Loads {
     aligned,  // in place, V elements a load: V divides the dimension the loads run along
-    shifted,  // in place for any m and n: a warp loads aligned vectors and passes each lane the
-              // elements it needs from its neighbour (warp shuffles)
+    tiles,    // m (column-major) or n (row-major) of 2 or 3, shorter than a 16-byte load: V whole
+              // columns or rows at a time, 2 or 3 aligned 16-byte loads
     flat,     // A as one flat array: column-major, few rows (sums per row in shared memory);
               // row-major, a block's whole rows copied to shared memory
 };
@@ -30,7 +30,7 @@ enum class Loads {
 struct VersatileConfig {
     int block = 256;                   // BLOCKSIZE: threads per block, a multiple of 32
     int vector = 4;                    // elements per load (WORKSIZE_m in column-major): 16 bytes at most
-    int unroll = 4;                    // independent loads a thread issues before it uses any
+    int unroll = 4;                    // independent loads a thread issues before it uses any (8, 16: narrow loads)
     int threads_per_row = 1;           // threads of a block that add up parts of the same row
     std::int64_t blocks_per_row = 1;   // blocks that add up parts of the same row (flat column-major: all)
     Combine combine = Combine::store;  // how those blocks add up (store when there is one)
@@ -73,7 +73,9 @@ gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n);
 std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
 std::int64_t row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
 
-// Row-major rows short enough for one pass of their threads: each thread takes `unroll` rows.
+// Rows too short for the loads a thread should have in flight, so that each thread takes `unroll`
+// rows (row-major: one pass of its threads covers a row) or row groups (column-major: one thread
+// a row group, no more columns than `unroll`).
 bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n);
 
 // Flat column-major: the grid must be a multiple of this many blocks, so that its stride covers

@@ -1,5 +1,5 @@
 // What step 11's kernel families share on the device: the one argument every kernel takes, the
-// loads (streaming, cached, shifted), and how a block hands its row sums on.
+// loads and stores, and how a block hands its row sums on.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -60,6 +60,14 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     memcpy(out, &v, sizeof v);
 }
 
+// V elements of y in one store; y is written once, so it need not stay in cache (__stcs).
+template <class T, int V>
+__device__ __forceinline__ void store_streaming(T* p, const T (&in)[V]) {
+    Raw<T, V> v;
+    memcpy(&v, in, sizeof v);
+    __stcs(reinterpret_cast<Raw<T, V>*>(p), v);
+}
+
 // V elements from flat index e on, those at or past `end` set to 0 and not loaded.
 template <class T, int V>
 __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int64_t end, T (&out)[V]) {
@@ -71,30 +79,6 @@ __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int6
     }
 }
 
-// BEGIN EXCERPT shifted
-// Lane l of a warp gets A[f + l·V + k], k < V, for any f (the same in every lane). A 16-byte load
-// needs an address that is a multiple of 16 bytes, and f·sizeof(T) need not be one: each lane
-// loads the aligned vector its elements start in and takes the rest from the next lane's vector
-// (lane 31 loads that one itself). Elements at or past `end` are 0. Every lane must call it.
-template <class T, int V>
-__device__ __forceinline__ void load_shifted(const T* A, std::int64_t f, std::int64_t end, T (&out)[V]) {
-    const int lane = threadIdx.x & 31, shift = static_cast<int>(f & (V - 1));
-    const std::int64_t at = f - shift + std::int64_t(lane) * V;
-    T mine[V], next[V];
-    load_until<T, V>(A, at, end, mine);
-#pragma unroll
-    for (int k = 0; k < V; ++k) out[k] = mine[k];
-    if (shift == 0) return;  // the same in the whole warp: no lane needs its neighbour
-#pragma unroll
-    for (int k = 0; k < V; ++k) next[k] = __shfl_down_sync(0xffffffffu, mine[k], 1);
-    if (lane == 31) load_until<T, V>(A, at + V, end, next);
-#pragma unroll
-    for (int s = 1; s < V; ++s)  // registers cannot be indexed by a variable: one case per shift
-        if (shift == s)
-#pragma unroll
-            for (int k = 0; k < V; ++k) out[k] = k + s < V ? mine[k + s] : next[k + s - V];
-}
-// END EXCERPT shifted
 
 // Cluster mode: every block of the cluster has put its sums for rows [base, base + count) in
 // `sums` (its shared memory); block 0 of the cluster reads them all through distributed shared
@@ -163,4 +147,34 @@ template <class T>
 __device__ __forceinline__ void finish_rows(const GemvArgs<T>& a, T* cluster_sums, std::int64_t base, int count) {
     if (a.combine == Combine::cluster) add_up_in_cluster(cluster_sums, a.y, base, count);
     if (a.combine == Combine::last_block) add_up_in_last_block(a, base, count);
+}
+
+// Column-major A read flat or in tiles: every block adds to all m rows. Its sums, in shared
+// memory, are stored (a grid of one block), added atomically into y (zeroed first), or added
+// atomically into a.partial, which the last block to finish moves to y and zeroes for the next
+// launch (one launch, no memset). Every thread must call it.
+template <class T>
+__device__ void add_block_to_y(const GemvArgs<T>& a, const T* block_y) {
+    const std::int64_t m = a.m;
+    if (a.combine == Combine::store) {
+        for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) a.y[i] = block_y[i];
+        return;
+    }
+    if (a.combine == Combine::atomic) {
+        for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(a.y + i, block_y[i]);
+        return;
+    }
+    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(a.partial + i, block_y[i]);
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(a.arrived, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) {
+        a.y[i] = __ldcg(a.partial + i);
+        a.partial[i] = 0;
+    }
+    if (threadIdx.x == 0) *a.arrived = 0;
 }

@@ -7,18 +7,25 @@
 
 // The __global__ function of each family for a vector width, an unroll and a way of loading.
 template <class T>
-const void* col_kernel(int vector, int unroll, Loads loads);  // column-major, row groups in place
+const void* col_kernel(int vector, int unroll);  // column-major, row groups in place
+template <class T>
+const void* col_short_kernel(int vector, int unroll);  // column-major rows of a few columns: several row groups a thread
 template <class T>
 const void* col_flat_kernel(int vector, int unroll);  // column-major, few rows, A read as one array
 template <class T>
-const void* row_kernel(int vector, int unroll, Loads loads);  // row-major, threads (and blocks) along a row
+const void* col_tiles_kernel(int m, int unroll);  // column-major, 2 or 3 rows: tiles of whole columns
+template <class T>
+const void* row_kernel(int vector, int unroll);  // row-major, threads (and blocks) along a row
 template <class T>
 const void* row_short_kernel(int vector, int unroll);  // row-major, rows of one load: several rows a thread
 template <class T>
 const void* row_flat_kernel(int vector, int unroll);  // row-major, a block's rows through shared memory
+template <class T>
+const void* row_tiles_kernel(int n, int unroll);  // row-major, 2 or 3 columns: tiles of whole rows
 
 // Calls pick(V, U), V and U as std::integral_constant, for the run-time vector and unroll: the
-// one place that lists which instances exist (V at most 16 bytes of T; U 1, 2, 4 or 8).
+// one place that lists which instances exist (V·sizeof(T) at most 16 bytes; U 1, 2 or 4, and 8
+// or 16 where a load is narrower than 16 bytes, as versatile_invalid says).
 template <int K>
 using Const = std::integral_constant<int, K>;
 
@@ -33,7 +40,11 @@ const void* instance_for(int vector, int unroll, Pick pick) {
             case 4:
                 return pick(v, Const<4>{});
             case 8:
-                return pick(v, Const<8>{});
+                if constexpr (decltype(v)::value * sizeof(T) < 16) return pick(v, Const<8>{});
+                break;
+            case 16:
+                if constexpr (decltype(v)::value * sizeof(T) < 16) return pick(v, Const<16>{});
+                break;
         }
         return nullptr;
     };

@@ -23,7 +23,7 @@ template <class T>
 double time_config(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
                    std::int64_t n, const VersatileConfig& c, int reps, bool verify = true);
 
-// Verifies each candidate once, times it (one cold run first; a candidate 1.5 times slower than
+// Verifies each candidate once, times it (one cold run first; a candidate 1.15 times slower than
 // the best so far stops there), and returns the fastest. Throws if any candidate is wrong.
 template <class T>
 Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,

@@ -19,17 +19,25 @@ using Clock = std::chrono::steady_clock;
 using Shape2 = std::pair<std::int64_t, std::int64_t>;
 
 // The mesh: every point once per vector class (float: 16-, 8- and 4-byte loads; double: 16 and
-// 8), moved to the nearest dimension of that class, that fits in max_elems.
+// 8), moved to the nearest dimension of that class, that fits in max_elems; then its degenerate
+// edges, m or n of 1, 2 and 3 against every value of the axis (the dimension of 1 to 3 stays as it is).
 std::vector<Shape2> mesh_points(gemv::Layout layout, const std::vector<std::int64_t>& axis, std::int64_t max_elems,
                                 std::size_t elem) {
     std::vector<Shape2> points;
+    const auto add = [&](Shape2 p) {
+        if (p.first * p.second <= max_elems && p.first <= axis.back() && p.second <= axis.back() &&
+            std::find(points.begin(), points.end(), p) == points.end())
+            points.push_back(p);
+    };
+    const bool col = layout == gemv::Layout::col;
     for (std::int64_t m : axis)
         for (std::int64_t n : axis)
+            for (int v = widest_vector_of(elem); v >= 1; v /= 2) add(in_vector_class(layout, m, n, v, elem));
+    for (std::int64_t d : {1, 2, 3})
+        for (std::int64_t a : axis)
             for (int v = widest_vector_of(elem); v >= 1; v /= 2) {
-                const Shape2 p = in_vector_class(layout, m, n, v, elem);
-                if (p.first * p.second <= max_elems && p.first <= axis.back() && p.second <= axis.back() &&
-                    std::find(points.begin(), points.end(), p) == points.end())
-                    points.push_back(p);
+                add(col ? Shape2{d, a} : in_vector_class(layout, d, a, v, elem));  // loads along m (n) stay d long
+                add(col ? in_vector_class(layout, a, d, v, elem) : Shape2{a, d});
             }
     return points;
 }
