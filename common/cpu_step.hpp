@@ -26,8 +26,9 @@ int cpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const
                   const CpuKernels<double>& f64);
 
 // The CPU's streaming-read bandwidth, measured the way the CPU kernels run: the same OpenMP threads
-// and binding, pages first-touched by the thread that reads them, the best of the passes over a
-// buffer far larger than the last-level cache (cpu_ceiling_buffer_bytes) that fit in `seconds`.
+// and binding, pages first-touched by the thread that reads them, 1 to 16 streams a thread, the best
+// of the passes over a buffer far larger than the last-level cache (cpu_ceiling_buffer_bytes) that
+// fit in `seconds`.
 double measure_cpu_read_ceiling(double seconds = 0.5);
 std::uint64_t cpu_ceiling_buffer_bytes();
 
