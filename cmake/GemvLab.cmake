@@ -1,33 +1,17 @@
 # The lab's CMake vocabulary: how a step, its kernels, its exercise and its tests are built.
 
-# OpenBLAS and Open MPI are optional: the steps that use them say so when they are absent.
-macro(gemv_find_optional_dependencies)
-  set(BLA_VENDOR OpenBLAS)
-  find_package(BLAS QUIET)
-  find_path(GEMV_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas openblas-pthread openblas-openmp)
-  if(BLAS_FOUND AND GEMV_CBLAS_INCLUDE_DIR)
-    set(GEMV_HAVE_OPENBLAS ON)
-    message(STATUS "OpenBLAS: ${BLAS_LIBRARIES} (cblas.h in ${GEMV_CBLAS_INCLUDE_DIR})")
-  else()
-    set(GEMV_HAVE_OPENBLAS OFF)
-    message(STATUS "OpenBLAS: not found; step 02 runs without its OpenBLAS row")
-  endif()
-  find_package(MPI QUIET COMPONENTS CXX)
-  if(MPI_CXX_FOUND)
-    message(STATUS "MPI: ${MPI_CXX_LIBRARY_VERSION_STRING}")
-  else()
-    message(STATUS "MPI: not found; the MPI steps are not built")
-  endif()
-  # Catch2 3 where the system has it (Ubuntu 24.04), 2.13 where it does not (Debian 12).
-  find_package(Catch2 3 QUIET)
-  if(Catch2_FOUND)
-    set(GEMV_CATCH2_MAJOR 3)
-  else()
-    find_package(Catch2 2.13 REQUIRED)
-    set(GEMV_CATCH2_MAJOR 2)
-  endif()
-  message(STATUS "Catch2: ${Catch2_VERSION}")
-endmacro()
+# The files of exercises/ that the generator wrote, from its manifest: only the files a student fills
+# in. Every other source and header of an exercise is the solution's own, built from solutions/.
+if("exercise" IN_LIST GEMV_VARIANTS)
+  set(manifest "${CMAKE_CURRENT_LIST_DIR}/../exercises/generated.sha256")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
+  file(STRINGS "${manifest}" lines)
+  set(GEMV_GENERATED_EXERCISES "")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^[0-9a-f]+  " "" file "${line}")
+    list(APPEND GEMV_GENERATED_EXERCISES "${file}")
+  endforeach()
+endif()
 
 # gemv_add_step(NUMBER 03 NAME naive [GPU] SOURCES main.cpp KERNELS gemv_naive.cu
 #               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_MPI] [NO_LADDER]
@@ -54,18 +38,33 @@ function(gemv_add_step)
     set(common_lib gemv_common_cuda)
   endif()
 
-  # One kernel library per variant: the same sources from solutions/ or exercises/.
+  # One kernel library per variant: the same sources from solutions/, or for the exercise the
+  # generated ones from exercises/ and the rest (headers included) from solutions/.
+  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${step}")
   foreach(variant IN LISTS GEMV_VARIANTS)
     set(dir "${PROJECT_SOURCE_DIR}/${variant}s/${step}")
     set(srcs "")
     foreach(k IN LISTS S_KERNELS)
-      list(APPEND srcs "${dir}/${k}")
+      if(variant STREQUAL "solution" OR NOT "${step}/${k}" IN_LIST GEMV_GENERATED_EXERCISES)
+        list(APPEND srcs "${solution_dir}/${k}")
+      elseif(EXISTS "${dir}/${k}")
+        list(APPEND srcs "${dir}/${k}")
+      else()
+        message(FATAL_ERROR "exercises/${step}/${k} is missing: python3 cmake/generate_exercises.py --step "
+                            "${S_NUMBER} writes it again")
+      endif()
     endforeach()
     set(lib "step${S_NUMBER}_${variant}_kernels")
     if(srcs)
       add_library(${lib} STATIC ${srcs})
-      target_include_directories(${lib} PUBLIC "${dir}")
+      target_include_directories(${lib} PUBLIC "${dir}" "${solution_dir}")
       target_link_libraries(${lib} PUBLIC ${common_lib} ${S_LIBS})
+      if(variant STREQUAL "exercise")
+        # An untouched exercise declares what the code a student writes will use (the indices of
+        # the element a thread owns, say): warnings that those are unused would bury the real ones.
+        target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>
+                                              $<$<COMPILE_LANGUAGE:CXX>:-Wno-unused-variable>)
+      endif()
     else()  # a step with nothing to fill in (00): the harness alone
       add_library(${lib} INTERFACE)
       target_link_libraries(${lib} INTERFACE ${common_lib} ${S_LIBS})
@@ -127,6 +126,7 @@ function(gemv_add_program_tests program labels bad_args)
       "m_negative|2|--m must be between|--m,-5"
       "n_not_a_number|2|--n takes a whole number|--n,12abc"
       "unknown_option|2|unknown option|--bogus,1"
+      "unknown_option_last|2|unknown option '--bogus'|--bogus"
       "missing_value|2|needs a value|--m"
       "bad_precision|2|--precision is float or double|--precision,half"
       "bad_layout|2|--layout is row or col|--layout,diagonal"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of the exercise generator: stubs keep the marker's indent and hint; malformed markers
-are rejected with the file and line."""
+are rejected with the file and line; only files with regions (and files that include them) become
+exercises; an edited exercise is never overwritten without --reset, and --reset keeps a copy."""
 import pathlib
 import subprocess
 import sys
@@ -8,33 +9,59 @@ import tempfile
 
 GEN = pathlib.Path(__file__).resolve().parent / "generate_exercises.py"
 failures = []
+checks = 0
+
+
+def write(root, files):
+    for name, text in files.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def generate(root, *extra):
+    return subprocess.run([sys.executable, str(GEN), "--root", str(root), *extra], capture_output=True, text=True)
+
+
+def exercises(root):
+    base = root / "exercises"
+    return {p.relative_to(base).as_posix(): p.read_text() for p in base.rglob("*") if p.is_file()} if base.exists() else {}
 
 
 def run(files, *extra):
     with tempfile.TemporaryDirectory() as d:
         root = pathlib.Path(d)
-        for name, text in files.items():
-            p = root / "solutions" / name
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
-        r = subprocess.run([sys.executable, str(GEN), "--root", str(root), *extra], capture_output=True, text=True)
-        out = {p.relative_to(root / "exercises").as_posix(): p.read_text()
-               for p in (root / "exercises").rglob("*") if p.is_file()} if (root / "exercises").exists() else {}
-        return r, out
+        write(root, {f"solutions/{name}": text for name, text in files.items()})
+        r = generate(root, *extra)
+        return r, exercises(root)
 
 
 def expect(cond, what):
+    global checks
+    checks += 1
     if not cond:
         failures.append(what)
 
 
 good = "void f() {\n    int a = 1;\n    // BEGIN SOLUTION add the row\n    a += 2;\n    // END SOLUTION\n}\n"
-r, out = run({"01_x/k.cpp": good, "01_x/notes.txt": "plain\n"})
+r, out = run({"01_x/k.cpp": good, "01_x/notes.txt": "plain\n", "01_x/k.hpp": "void f();\n"})
 expect(r.returncode == 0, f"a good file is accepted: {r.stderr}")
 ex = out.get("01_x/k.cpp", "")
 expect("    // TODO: add the row\n" in ex, f"the stub keeps indent and hint: {ex!r}")
 expect("a += 2" not in ex, "the solution is removed")
+expect(ex.startswith("// Generated from solutions/01_x/k.cpp") and "--reset --step 01" in ex.splitlines()[0],
+       f"the header names the solution and how to start over: {ex.splitlines()[0]!r}")
 expect("01_x/notes.txt" not in out, "data files are not copied (the build reads them from solutions/)")
+expect("01_x/k.hpp" not in out, "a file with nothing to fill in is not copied (the build takes it from solutions/)")
+expect(sorted(out) == ["01_x/k.cpp", "generated.sha256"], f"exactly the exercise and the manifest: {sorted(out)}")
+expect(out.get("generated.sha256", "").endswith("  01_x/k.cpp\n"), f"the manifest lists it: {out.get('generated.sha256')!r}")
+
+# A file that includes an exercise file is built from exercises/ too, so it is copied, saying why.
+r, out = run({"01_x/k.cuh": good, "01_x/user.cu": '#include "k.cuh"\nint g;\n', "01_x/other.cu": "int h;\n"})
+expect(r.returncode == 0 and "01_x/user.cu" in out and "01_x/other.cu" not in out,
+       f"the includer is copied, the unrelated file is not: {r.stderr} {sorted(out)}")
+expect("nothing to fill in here" in out.get("01_x/user.cu", "") and "k.cuh" in out.get("01_x/user.cu", ""),
+       f"the includer says what it is: {out.get('01_x/user.cu')!r}")
 
 # EXCERPT markers (the slides' named regions) are plain comments to the generator: copied as they are,
 # around a solution region or inside one (then dropped with it).
@@ -56,8 +83,54 @@ for name, text, needle in [
 
 r, _ = run({"01_x/k.cpp": good}, "--check")
 expect(r.returncode == 1 and "missing" in r.stderr, f"--check names a missing exercise: {r.stderr!r}")
+r, _ = run({"01_x/k.cpp": good}, "--step", "1")
+expect(r.returncode == 0, f"--step 1 means step 01: {r.stderr!r}")
+
+# A student's work: never overwritten without --reset; --reset keeps a copy; the check sees the edit.
+with tempfile.TemporaryDirectory() as d:
+    root = pathlib.Path(d)
+    write(root, {"solutions/01_x/k.cpp": good, "solutions/02_y/k.cpp": good})
+    generate(root)
+    mine = root / "exercises/01_x/k.cpp"
+    solved = mine.read_text().replace("// TODO: add the row", "a += 2;  // mine")
+    mine.write_text(solved)
+    r = generate(root)
+    expect(r.returncode == 1 and mine.read_text() == solved and "--reset" in r.stderr and "01_x/k.cpp" in r.stderr,
+           f"an edited exercise is kept, and the way to start over named: exit {r.returncode}, {r.stderr!r}")
+    r = generate(root, "--step", "01")
+    expect(r.returncode == 1 and mine.read_text() == solved, "--step alone does not overwrite it either")
+    expect(generate(root, "--check").returncode == 1, "the maintainers' check sees the edit")
+    # A changed solution reaches the untouched exercise of step 02 but not the edited one of step 01.
+    write(root, {"solutions/01_x/k.cpp": good.replace("add the row", "add it"),
+                 "solutions/02_y/k.cpp": good.replace("add the row", "add it")})
+    r = generate(root)
+    expect(r.returncode == 1 and mine.read_text() == solved
+           and "// TODO: add it" in (root / "exercises/02_y/k.cpp").read_text(),
+           f"untouched exercises follow their solution, edited ones stay: {r.stdout} {r.stderr}")
+    r = generate(root, "--reset", "--step", "1")
+    copies = list((root / "exercises/01_x").glob("k.cpp.saved-*"))
+    expect(r.returncode == 0 and "// TODO: add it" in mine.read_text(), f"--reset starts it over: {r.stderr!r}")
+    expect(len(copies) == 1 and copies[0].read_text() == solved, f"--reset keeps a copy of the edited one: {copies}")
+    expect(generate(root, "--check").returncode == 0, "after the reset the check passes, the copy beside it")
+    # A file the generator did not write is never removed.
+    extra = root / "exercises/01_x/helper.cpp"
+    extra.write_text("int mine;\n")
+    r = generate(root)
+    expect(extra.is_file() and r.returncode == 1, f"a student's own file stays: {r.stderr!r}")
+
+# Exercises written before the manifest (the old header) count as untouched: replaced, not kept.
+with tempfile.TemporaryDirectory() as d:
+    root = pathlib.Path(d)
+    old = "// Generated from solutions/01_x/{} by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.\n"
+    write(root, {"solutions/01_x/k.cpp": good, "solutions/01_x/k.hpp": "void f();\n",
+                 "exercises/01_x/k.cpp": old.format("k.cpp") + good.replace(
+                     "    // BEGIN SOLUTION add the row\n    a += 2;\n    // END SOLUTION\n", "    // TODO: add the row\n"),
+                 "exercises/01_x/k.hpp": old.format("k.hpp") + "void f();\n"})
+    r = generate(root)
+    expect(r.returncode == 0 and not (root / "exercises/01_x/k.hpp").exists()
+           and generate(root, "--check").returncode == 0, f"old-style exercises are replaced: {r.stdout} {r.stderr}")
 
 for f in failures:
     print("FAILED:", f)
-print(f"{3 + 1 + 3 + 1 - len(failures)} checks passed, {len(failures)} failed" if failures else "all generator checks passed")
+print(f"{checks - len(failures)} of {checks} generator checks passed")
 sys.exit(1 if failures else 0)

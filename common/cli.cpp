@@ -71,6 +71,33 @@ std::string usage(const StepSpec& spec) {
     return u.str();
 }
 
+namespace {
+
+const char* const kCommonOptions[] = {"m", "n", "precision", "layout", "reps", "warmup", "seed", "cache", "format"};
+
+bool is_common_option(const std::string& name) {
+    for (const char* c : kCommonOptions)
+        if (name == c) return true;
+    return false;
+}
+
+// "unknown option '--step' (did you mean --steps?)": a known option the word begins, or that begins it.
+std::string unknown_option_text(const std::string& name, const StepSpec& spec) {
+    std::vector<std::string> known(std::begin(kCommonOptions), std::end(kCommonOptions));
+    known.push_back("no-verify");
+    known.push_back("help");
+    for (const auto& o : spec.options) known.push_back(o.name);
+    const std::string text = "unknown option '--" + name + "'";
+    if (name.size() < 2) return text;
+    for (const auto& k : known)
+        if (k.rfind(name, 0) == 0) return text + " (did you mean --" + k + "?)";
+    for (const auto& k : known)
+        if (k.size() >= 2 && name.rfind(k, 0) == 0) return text + " (did you mean --" + k + "?)";
+    return text;
+}
+
+}  // namespace
+
 Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
     Options o;
     o.shape = {spec.default_m, spec.default_n, spec.layouts.front()};
@@ -90,7 +117,13 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
         if (eq != std::string::npos) {
             value = name.substr(eq + 1);
             name = name.substr(0, eq);
-        } else {
+        }
+        // An unknown option is named as such, even as the last word, where it has no value either.
+        const StepOption* so = nullptr;
+        for (const auto& c : spec.options)
+            if (c.name == name) so = &c;
+        if (!so && !is_common_option(name)) throw UsageError(unknown_option_text(name, spec));
+        if (eq == std::string::npos) {
             if (i + 1 >= argc) throw UsageError("--" + name + " needs a value");
             value = argv[++i];
         }
@@ -144,10 +177,6 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
             else
                 throw UsageError("--format is table, csv or json, not '" + value + "'");
         } else {
-            const StepOption* so = nullptr;
-            for (const auto& c : spec.options)
-                if (c.name == name) so = &c;
-            if (!so) throw UsageError("unknown option '--" + name + "'");
             if (so->text) {
                 if (value.empty()) throw UsageError("--" + name + " needs a value");
             } else if (so->choices.empty()) {

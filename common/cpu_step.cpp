@@ -3,7 +3,10 @@
 #include <omp.h>
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <iterator>
+#include <utility>
 
 #include "host_array.hpp"
 #include "timing.hpp"
@@ -17,48 +20,80 @@ void require_host_memory(std::uint64_t bytes, const char* what) {
                          " of host memory; this machine has " + format_bytes(total));
 }
 
+std::uint64_t cpu_ceiling_buffer_bytes() {
+    // Far larger than the last-level cache (as the system reports it; a virtual machine may report
+    // its host's), and at least 1 GiB; at most an eighth of the memory.
+    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    std::uint64_t bytes = std::max<std::uint64_t>(std::uint64_t(1) << 30, llc > 0 ? 4 * std::uint64_t(llc) : 0);
+    if (memory > 0) bytes = std::min(bytes, static_cast<std::uint64_t>(memory / 8));
+    return bytes;
+}
+
 namespace {
 
-constexpr std::size_t kStreams = 8, kLanes = 16;
+constexpr int kStreamChoices[] = {1, 2, 4, 8, 16};
+constexpr int kMostStreams = 16;
 
-// Sums len floats from each of kStreams streams len apart, with independent vector sums.
-float read_streams(const float* p, std::size_t len) {
-    float part[kStreams][kLanes] = {};
-    for (std::size_t i = 0; i < len; i += kLanes)
-        for (std::size_t s = 0; s < kStreams; ++s)
-#pragma omp simd
-            for (std::size_t l = 0; l < kLanes; ++l) part[s][l] += p[s * len + i + l];
-    float sum = 0;
-    for (const auto& row : part)
-        for (float v : row) sum += v;
+// This thread's share of `lines`: the same contiguous block for the first touch and every read.
+std::pair<std::int64_t, std::int64_t> share_of(std::int64_t lines) {
+    const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    return {lines * t / threads, lines * (t + 1) / threads};
+}
+
+// One read of the buffer, every thread its own share in `streams` runs read side by side.
+double read_pass(const double* data, std::int64_t lines, int streams) {
+    double sum = 0;
+#pragma omp parallel reduction(+ : sum)
+    {
+        const auto [first, end] = share_of(lines);
+        const std::int64_t run = (end - first) / streams;
+        double acc[kMostStreams] = {};
+        for (std::int64_t k = 0; k < run; ++k)
+            for (int s = 0; s < streams; ++s) {
+                const double* line = data + (first + s * run + k) * 8;
+                acc[s] += ((line[0] + line[1]) + (line[2] + line[3])) + ((line[4] + line[5]) + (line[6] + line[7]));
+            }
+        for (int s = 0; s < streams; ++s) sum += acc[s];
+    }
     return sum;
 }
 
 }  // namespace
 
-double measure_cpu_read_ceiling(int reps) {
-    // Each thread reads its share as kStreams interleaved streams: a single stream per thread
-    // leaves the hardware prefetchers, and so the memory, under-used.
-    const std::size_t threads = static_cast<std::size_t>(omp_get_max_threads());
-    const std::size_t len = (std::size_t(512) << 20) / sizeof(float) / threads / kStreams / kLanes * kLanes;
-    const std::size_t share = len * kStreams;
-    HostArray<float> buffer(share * threads);
-#pragma omp parallel num_threads(static_cast <int>(threads))
+double measure_cpu_read_ceiling(double seconds) {
+    // The way the kernels run: the same OpenMP team (OMP_NUM_THREADS, OMP_PROC_BIND and OMP_PLACES
+    // apply to both), each thread reading the contiguous share it first-touched, as the kernels read
+    // the rows make_problem's static schedule gave each thread. How many streams a thread reads side
+    // by side is a kernel's own choice (one row, four rows a pass, OpenBLAS's), and it sets how far
+    // the prefetchers fetch ahead: on the GPU host's 16 cores one stream a thread read 83 GB/s and
+    // eight 117. So the passes go through 1 to 16 streams a thread, and the best pass is the ceiling.
+    const std::int64_t team = omp_get_max_threads(), unit = team * kMostStreams;
+    const std::int64_t lines = static_cast<std::int64_t>(cpu_ceiling_buffer_bytes() / 64) / unit * unit;
+    HostArray<double> buffer(static_cast<std::size_t>(lines) * 8);
+    double* const data = buffer.data();
+#pragma omp parallel
     {
-        float* p = buffer.data() + static_cast<std::size_t>(omp_get_thread_num()) * share;
-        std::fill(p, p + share, 1.0f);  // first touch by the thread that reads it
+        const auto [first, end] = share_of(lines);
+        std::fill(data + first * 8, data + end * 8, 1.0);
     }
-    float sink = 0;
-    const Stats t = time_cpu(
-        [&] {
-            float sum = 0;
-#pragma omp parallel num_threads(static_cast <int>(threads)) reduction(+ : sum)
-            sum += read_streams(buffer.data() + static_cast<std::size_t>(omp_get_thread_num()) * share, len);
-            sink += sum;
-        },
-        1, reps, false);
-    if (sink == 0.5f) std::cerr << "";  // keeps the sums alive
-    return static_cast<double>(buffer.size() * sizeof(float)) / (t.median_ms * 1e6);
+
+    // After an untimed pass, as many as fit in `seconds` (two for each stream count at least): a
+    // pass that nothing disturbed is the ceiling, and a kernel's median can only come below it.
+    // Passes spread over time outlast a moment when the scheduler has put two threads on one core.
+    double best_s = 0, sink = read_pass(data, lines, 1);
+    const auto start = std::chrono::steady_clock::now();
+    const int choices = static_cast<int>(std::size(kStreamChoices));
+    for (int pass = 0;
+         pass < 2 * choices || std::chrono::steady_clock::now() - start < std::chrono::duration<double>(seconds);
+         ++pass) {
+        const auto t0 = std::chrono::steady_clock::now();
+        sink += read_pass(data, lines, kStreamChoices[pass % choices]);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (best_s == 0 || s < best_s) best_s = s;
+    }
+    if (sink == 0.5) std::cerr << "";  // keeps the sums alive
+    return static_cast<double>(lines) * 64 / (best_s * 1e9);
 }
 
 template <class T>
@@ -66,7 +101,7 @@ Verification run_and_verify_cpu(const HostProblem<T>& p, const std::function<voi
     HostArray<T> y(static_cast<std::size_t>(p.shape.m));
     std::fill(y.begin(), y.end(), poison_value<T>());
     kernel(p.A.data(), p.x.data(), y.data());
-    return verify(y.data(), compute_reference(p.A.data(), p.x.data(), p.shape), p.shape.n);
+    return verify(y.data(), compute_reference(p.A.data(), p.x.data(), p.shape), p.shape.n, RunsOn::cpu);
 }
 
 template Verification run_and_verify_cpu<float>(const HostProblem<float>&,
@@ -80,10 +115,10 @@ template <class T>
 int run_cpu(const Options& o, const StepSpec& spec, const CpuKernels<T>& factory) {
     const std::uint64_t bytes = model_bytes(o.shape.m, o.shape.n, sizeof(T));
     require_host_memory(bytes + static_cast<std::uint64_t>(o.shape.m) * 16, "this problem");
-    const double ceiling = measure_cpu_read_ceiling();
     const HostProblem<T> p = make_problem<T>(o.shape, o.seed);
     HostArray<T> y(static_cast<std::size_t>(o.shape.m));
     const Reference ref = o.verify ? compute_reference(p.A.data(), p.x.data(), o.shape) : Reference{};
+    const double ceiling = measure_cpu_read_ceiling();  // once the threads have run a while, as for the kernels
 
     std::vector<Result> results;
     bool all_ok = true;
@@ -95,7 +130,7 @@ int run_cpu(const Options& o, const StepSpec& spec, const CpuKernels<T>& factory
         r.traffic = k.traffic;
         r.launch = k.launch;
         if (o.verify) {
-            const Verification v = verify(y.data(), ref, o.shape.n);  // the last timed run's output
+            const Verification v = verify(y.data(), ref, o.shape.n, RunsOn::cpu);  // the last timed run's output
             r.verified = v.ok;
             if (!v.ok) std::cerr << "step " << spec.number << " " << k.variant << ": " << v.message << "\n";
             all_ok &= v.ok;

@@ -28,14 +28,30 @@ Metadata DeviceFacts::metadata() const {
     return m;
 }
 
-DeviceFacts query_device(int id) {
+int cuda_device_count(std::string& why_none) {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky error for anything that runs after
-        throw NoDevice(cudaGetErrorString(err));
-    }
-    if (count <= id) throw NoDevice("the runtime sees " + std::to_string(count) + " devices");
+    if (err == cudaSuccess && count > 0) return count;
+    cudaGetLastError();  // clear the error for anything that runs after
+    int driver = 0;
+    cudaDriverGetVersion(&driver);  // 0 where no driver is installed
+    if (err == cudaSuccess || err == cudaErrorNoDevice)
+        why_none = "no GPU found: the NVIDIA driver sees no CUDA device";
+    else if (driver == 0)
+        why_none = "no GPU found: this machine has no NVIDIA driver";
+    else if (err == cudaErrorInsufficientDriver)
+        why_none = "the NVIDIA driver supports CUDA " + version_text(driver) + ", older than this build's runtime " +
+                   version_text(CUDART_VERSION) + ": update the driver";
+    else
+        why_none = std::string("no usable GPU: ") + cudaGetErrorString(err);
+    return 0;
+}
+
+DeviceFacts query_device(int id) {
+    std::string why_none;
+    const int count = cuda_device_count(why_none);
+    if (count == 0) throw NoDevice(why_none);
+    if (count <= id) throw NoDevice("no GPU " + std::to_string(id) + ": the runtime sees " + std::to_string(count));
     GEMV_CUDA_CHECK(cudaSetDevice(id));
     DeviceFacts f;
     f.id = id;

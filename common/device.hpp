@@ -30,8 +30,13 @@ struct DeviceFacts {
     Metadata metadata() const;
 };
 
-// Throws NoDevice with the runtime's reason when there is no usable GPU.
+// Throws NoDevice with the reason (cuda_device_count's) when there is no usable GPU.
 DeviceFacts query_device(int id = 0);
+
+// The CUDA devices this process can use; 0 with the reason in plain words in why_none. Without the
+// NVIDIA driver the runtime says "CUDA driver version is insufficient", which sends people to
+// update a driver that is not there: the reason says there is no GPU instead.
+int cuda_device_count(std::string& why_none);
 std::string version_text(int cuda_version);  // 13000 -> "13.0"
 
 // Memory the CUDA runtime hands out, freed when the array goes: on the device (cudaMalloc), or

@@ -32,7 +32,7 @@ Verification run_and_verify_gpu(const HostProblem<T>& p,
     GEMV_CUDA_CHECK(cudaDeviceSynchronize());
     HostArray<T> out(y.size());
     y.download(out.data());
-    return verify(out.data(), compute_reference(p.A.data(), p.x.data(), p.shape), p.shape.n);
+    return verify(out.data(), compute_reference(p.A.data(), p.x.data(), p.shape), p.shape.n, RunsOn::gpu);
 }
 
 template Verification run_and_verify_gpu<float>(
@@ -71,7 +71,7 @@ int run_gpu(const Options& o, const StepSpec& spec, const GpuKernels<T>& factory
         r.occupancy = occupancy_of(k.launch, facts);
         if (o.verify) {
             y.download(y_host.data());  // the last timed launch's output, poisoned before it ran
-            const Verification v = verify(y_host.data(), ref, o.shape.n);
+            const Verification v = verify(y_host.data(), ref, o.shape.n, RunsOn::gpu);
             r.verified = v.ok;
             if (!v.ok) std::cerr << "step " << spec.number << " " << k.variant << ": " << v.message << "\n";
             all_ok &= v.ok;

@@ -111,6 +111,10 @@ std::string verified_text(const Result& r) {
     return r.verify_skipped ? "not checked" : r.verified ? "yes" : "NO";
 }
 
+bool failed(const Result& r) {
+    return !r.verify_skipped && !r.verified;
+}
+
 // Every field of a row, in one order, as (name, text, is_number): CSV and JSON share it.
 Fields fields(const Metadata& meta, const Result& r) {
     const auto num = [](double v) {
@@ -175,17 +179,33 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
     out << "\n\n";
     const std::vector<std::string> head = {"variant", "time [us]", "min..max [us]", "GB/s", "% ceil",  "GFLOP/s",
                                            "CGMA",    "launch",    "occupancy",     "regs", "verified"};
+    const bool cpu = meta.runtime_version == "-";
     std::vector<std::vector<std::string>> rows;
-    for (const auto& r : results)
+    bool noise = false;
+    for (const auto& r : results) {
+        const ShownFigures s = shown_figures(r.gbps(), r.pct_ceiling(), r.gflops(), r.time.median_ms, failed(r), cpu);
+        noise |= s.noise;
         rows.push_back({r.variant, fixed(r.time.median_ms * 1e3, 1),
-                        fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1), fixed(r.gbps(), 1),
-                        fixed(r.pct_ceiling(), 1), fixed(r.gflops(), 1), fixed(r.cgma(), 3), r.launch,
-                        occupancy_text(r.occupancy),
+                        fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1), s.gbps, s.pct_ceiling,
+                        s.gflops, fixed(r.cgma(), 3), r.launch, occupancy_text(r.occupancy),
                         r.occupancy.valid ? std::to_string(r.occupancy.registers_per_thread) : "-", verified_text(r)});
+    }
     print_columns(out, head, rows, {0, 7, 8});
+    if (noise) out << noise_note() << "\n";
 }
 
 }  // namespace
+
+std::string noise_note() {
+    return "noise: a CPU run under " + fixed(kCpuNoiseFloorMs, 1) +
+           " ms times thread start-up more than memory, so its % of the ceiling is not shown";
+}
+
+ShownFigures shown_figures(double gbps, double pct_ceiling, double gflops, double median_ms, bool failed, bool cpu) {
+    if (failed) return {"-", "-", "-", false};
+    if (cpu && median_ms < kCpuNoiseFloorMs) return {fixed(gbps, 1), "noise", fixed(gflops, 1), true};
+    return {fixed(gbps, 1), fixed(pct_ceiling, 1), fixed(gflops, 1), false};
+}
 
 void print_columns(std::ostream& out, const std::vector<std::string>& head,
                    const std::vector<std::vector<std::string>>& rows, const std::vector<std::size_t>& left) {

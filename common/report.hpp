@@ -72,6 +72,20 @@ Result result_of(const StepSpec& spec, const Options& o, const std::string& vari
 
 void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results);
 
+// Below this median time a CPU run measures thread start-up and scheduling more than memory (a
+// matrix of a few hundred KiB takes tens of microseconds): its % of the ceiling is noise.
+constexpr double kCpuNoiseFloorMs = 0.1;
+
+// The GB/s, % of the ceiling and GFLOP/s as tables show them (the step's and the ladder's): none
+// for a run that failed verification (a kernel that did nothing reads as 800 % of the ceiling),
+// and "noise" for the % of a CPU run under kCpuNoiseFloorMs.
+struct ShownFigures {
+    std::string gbps, pct_ceiling, gflops;
+    bool noise = false;
+};
+ShownFigures shown_figures(double gbps, double pct_ceiling, double gflops, double median_ms, bool failed, bool cpu);
+std::string noise_note();  // the line under a table that shows "noise"
+
 // The writers behind print_results, for a program whose rows are not GEMV results (step 07).
 // CSV (the names once, then a line per row) or JSON (an array of objects); not Format::table.
 void print_fields(std::ostream& out, Format format, const std::vector<Fields>& rows);

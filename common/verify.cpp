@@ -66,8 +66,25 @@ T poison_value() {
     return std::numeric_limits<T>::quiet_NaN();
 }
 
+namespace {
+
+const char* unwritten_advice(RunsOn where) {
+    switch (where) {
+        case RunsOn::cpu:
+            return "Does the loop over the rows reach every row (check its bounds), and is each row's sum stored in y?";
+        case RunsOn::gpu:
+            return "Is every row given to a thread (check the grid and its guard), and is its sum stored in y?";
+        case RunsOn::mpi:
+            return "Does every rank compute its block of rows, and does the gather bring every block back (check the"
+                   " counts and displacements)?";
+    }
+    return "";
+}
+
+}  // namespace
+
 template <class T>
-Verification verify(const T* y, const Reference& ref, std::int64_t n) {
+Verification verify(const T* y, const Reference& ref, std::int64_t n, RunsOn where) {
     Verification v;
     v.rows = static_cast<std::int64_t>(ref.y.size());
     constexpr std::size_t kShown = 5;
@@ -99,9 +116,8 @@ Verification verify(const T* y, const Reference& ref, std::int64_t n) {
         std::ostringstream msg;
         msg << v.failed << " of " << v.rows << " rows of y are wrong";
         if (v.unwritten == v.failed)
-            msg << ": they were never written (they still hold the NaN poured in before the launch)."
-                << " Is every row given to a thread (check the loop bounds, or the grid and its guard), and is"
-                << " its sum stored in y?";
+            msg << ": they were never written (they still hold the NaN poured in before the run). "
+                << unwritten_advice(where);
         else if (v.unwritten > 0)
             msg << " (" << v.unwritten << " of them never written, still NaN; the rest outside the bound"
                 << " n*eps*sum|a_ij*x_j|).";
@@ -116,8 +132,8 @@ Verification verify(const T* y, const Reference& ref, std::int64_t n) {
 
 template Reference compute_reference<float>(const float*, const float*, const Shape&);
 template Reference compute_reference<double>(const double*, const double*, const Shape&);
-template Verification verify<float>(const float*, const Reference&, std::int64_t);
-template Verification verify<double>(const double*, const Reference&, std::int64_t);
+template Verification verify<float>(const float*, const Reference&, std::int64_t, RunsOn);
+template Verification verify<double>(const double*, const Reference&, std::int64_t, RunsOn);
 template float poison_value<float>();
 template double poison_value<double>();
 

@@ -32,10 +32,14 @@ struct Verification {
     std::string message;                     // one paragraph a student can act on; empty when ok
 };
 
+// Where the kernel under check ran: the advice for unwritten rows names what to look at there
+// (a loop's bounds, a grid's guard, the ranks' blocks of rows).
+enum class RunsOn { cpu, gpu, mpi };
+
 // NaN-safe: a row passes only if it is within the bound, or if the reference itself is NaN or
 // ±Inf and y holds the same. Rows still NaN where the reference is finite count as unwritten.
 template <class T>
-Verification verify(const T* y, const Reference& ref, std::int64_t n);
+Verification verify(const T* y, const Reference& ref, std::int64_t n, RunsOn where);
 
 // The value every output is set to before each launch: a quiet NaN, so unwritten rows show.
 template <class T>

@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #if GEMV_TEST_NEEDS_GPU
-#include <cuda_runtime.h>
+#include <string>
+
+#include "device.hpp"
 #endif
 #if GEMV_TEST_NEEDS_MPI
 #include <mpi.h>
@@ -34,25 +36,23 @@ int main(int argc, char* argv[]) {
     // MPI and GPU test programs (step 14): every rank skips where any rank has no device, agreed
     // after MPI_Init, so that no rank waits alone in a collective and mpiexec ends with 77.
     MPI_Init(&argc, &argv);
-    int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    int here = err == cudaSuccess && count > 0 ? 1 : 0, everywhere = 0;
+    std::string why_none;
+    int here = gemv::cuda_device_count(why_none) > 0 ? 1 : 0, everywhere = 0;
     MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     int code = 77;
     if (everywhere)
         code = run_catch_in_declared_order(argc, argv);
     else if (!here)
-        std::printf("no CUDA device: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        std::printf("no CUDA device: %s\n", why_none.c_str());
     else
         std::printf("no CUDA device on another rank: skipped on every rank\n");
     MPI_Finalize();
     return code;
 #else
 #if GEMV_TEST_NEEDS_GPU
-    int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        std::printf("no CUDA device: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    std::string why_none;
+    if (gemv::cuda_device_count(why_none) == 0) {
+        std::printf("no CUDA device: %s\n", why_none.c_str());
         return 77;
     }
 #endif

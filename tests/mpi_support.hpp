@@ -35,8 +35,7 @@ inline void require_verified_on_every_rank(const gemv::Verification& v, const st
     int ok = v.ok ? 1 : 0;
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (world_rank() == 0) {
-        INFO(route);
-        require_verified(v, what);
+        require_verified(v, route + "; " + what);
     } else {
         INFO(what << ": rank 0 found y wrong (its output says how)");
         REQUIRE(ok == 1);

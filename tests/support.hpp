@@ -34,8 +34,7 @@ inline void require_verified(const gemv::Verification& v, const std::string& wha
 #ifdef GEMV_TEST_KERNEL_NOTE
     INFO(GEMV_TEST_KERNEL_NOTE);
 #endif
-    INFO(what);
-    INFO(v.message);
+    INFO(what << ": " << v.message);
     REQUIRE(v.ok);
 }
 

@@ -2,6 +2,7 @@
 // command line. If these are wrong, every step's figures are.
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "cli.hpp"
 #include "support.hpp"
@@ -19,7 +20,7 @@ struct Planted {
     explicit Planted(Shape s) : p(make_problem<T>(s, 3)), ref(compute_reference(p.A.data(), p.x.data(), s)) {
         for (double v : ref.y) y.push_back(static_cast<T>(v));
     }
-    Verification check() const { return verify(y.data(), ref, p.shape.n); }
+    Verification check(RunsOn where = RunsOn::cpu) const { return verify(y.data(), ref, p.shape.n, where); }
 };
 
 }  // namespace
@@ -83,20 +84,35 @@ TEMPLATE_TEST_CASE("unwritten rows (still NaN) are reported as never written", "
     REQUIRE(v.message.find("never written") != std::string::npos);
 }
 
+TEST_CASE("the advice for unwritten rows fits where the kernel ran", "[harness]") {
+    Planted<float> t({30, 20, Layout::row});
+    t.y[7] = poison_value<float>();
+    const std::string cpu = t.check(RunsOn::cpu).message, gpu = t.check(RunsOn::gpu).message,
+                      mpi = t.check(RunsOn::mpi).message;
+    INFO(cpu << "\n" << gpu << "\n" << mpi);
+    REQUIRE(cpu.find("loop over the rows") != std::string::npos);
+    REQUIRE(gpu.find("the grid and its guard") != std::string::npos);
+    REQUIRE(mpi.find("every rank") != std::string::npos);
+    for (const std::string& not_gpu : {cpu, mpi}) {
+        REQUIRE(not_gpu.find("grid") == std::string::npos);
+        REQUIRE(not_gpu.find("thread") == std::string::npos);
+    }
+}
+
 TEST_CASE("NaN and Inf in the reference must be matched exactly", "[harness]") {
     Reference ref;
     ref.y = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 1.0};
     ref.abs_sum = {1, 1, 1};
     std::vector<float> y = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1.0f};
-    REQUIRE(verify(y.data(), ref, 1).ok);
+    REQUIRE(verify(y.data(), ref, 1, RunsOn::cpu).ok);
     y[0] = 0.0f;  // a number where the reference is NaN
-    REQUIRE_FALSE(verify(y.data(), ref, 1).ok);
+    REQUIRE_FALSE(verify(y.data(), ref, 1, RunsOn::cpu).ok);
     y[0] = std::numeric_limits<float>::quiet_NaN();
     y[1] = -std::numeric_limits<float>::infinity();  // the wrong infinity
-    REQUIRE_FALSE(verify(y.data(), ref, 1).ok);
+    REQUIRE_FALSE(verify(y.data(), ref, 1, RunsOn::cpu).ok);
     y[1] = std::numeric_limits<float>::infinity();
     y[2] = std::numeric_limits<float>::quiet_NaN();  // NaN where a number belongs
-    const auto v = verify(y.data(), ref, 1);
+    const auto v = verify(y.data(), ref, 1, RunsOn::cpu);
     REQUIRE_FALSE(v.ok);
     REQUIRE(v.unwritten == 1);
 }
@@ -141,6 +157,41 @@ TEST_CASE("the reference is the same in both layouts", "[harness]") {
     const auto rc = compute_reference(c.A.data(), c.x.data(), c.shape);
     REQUIRE(rr.y == rc.y);
     REQUIRE(rr.abs_sum == rc.abs_sum);
+}
+
+TEST_CASE("tables show a run's figures only where they mean something", "[harness]") {
+    // A failed run shows no GB/s, % of the ceiling or GFLOP/s, on the CPU or the GPU.
+    for (const bool cpu : {true, false}) {
+        const ShownFigures f = shown_figures(850.0, 718.0, 425.0, 5.0, true, cpu);
+        REQUIRE(f.gbps == "-");
+        REQUIRE(f.pct_ceiling == "-");
+        REQUIRE(f.gflops == "-");
+    }
+    // A CPU run under the noise floor shows its GB/s but says "noise" for the %; a GPU run does not.
+    const ShownFigures quick_cpu = shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, true);
+    REQUIRE(quick_cpu.noise);
+    REQUIRE(quick_cpu.pct_ceiling == "noise");
+    REQUIRE(quick_cpu.gbps == "20.0");
+    REQUIRE(shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, false).pct_ceiling == "150.0");
+    REQUIRE(shown_figures(20.0, 80.0, 10.0, 2 * kCpuNoiseFloorMs, false, true).pct_ceiling == "80.0");
+
+    // The step's own table: a wrong run's row has no figures, and the noise line appears only when used.
+    Result wrong;
+    wrong.step = "01";
+    wrong.shape = {300, 257, Layout::row};
+    wrong.time = summarize({0.001, 0.001, 0.001});
+    wrong.ceiling_gbps = 10;
+    std::ostringstream table;
+    print_results(table, Format::table, cpu_metadata(), {wrong});
+    INFO(table.str());
+    REQUIRE(table.str().find("NO") != std::string::npos);
+    REQUIRE(table.str().find(fixed(wrong.pct_ceiling(), 1)) == std::string::npos);
+    REQUIRE(table.str().find("noise:") == std::string::npos);
+    Result quick = wrong;
+    quick.verified = true;
+    std::ostringstream table2;
+    print_results(table2, Format::table, cpu_metadata(), {quick});
+    REQUIRE(table2.str().find(noise_note()) != std::string::npos);
 }
 
 TEST_CASE("timings are summarised by median, min and max", "[harness]") {
@@ -202,6 +253,10 @@ TEST_CASE("the command line refuses every bad input with a message naming it", "
     REQUIRE(usage_error({"--m", ""}).find("needs a value") != std::string::npos);
     REQUIRE(usage_error({"--n"}).find("--n needs a value") != std::string::npos);
     REQUIRE(usage_error({"--frobnicate", "1"}).find("unknown option '--frobnicate'") != std::string::npos);
+    // Last on the line, with no value after it, an unknown option is still named as unknown.
+    REQUIRE(usage_error({"--m", "3", "--bogus"}) == "unknown option '--bogus'");
+    REQUIRE(usage_error({"--block", "64"}) == "unknown option '--block' (did you mean --block-size?)");
+    REQUIRE(usage_error({"--variants=a"}) == "unknown option '--variants' (did you mean --variant?)");
     REQUIRE(usage_error({"stray"}).find("unexpected argument 'stray'") != std::string::npos);
     REQUIRE(usage_error({"--layout", "row"}).find("not supported") != std::string::npos);
     REQUIRE(usage_error({"--precision", "half"}).find("float or double") != std::string::npos);

@@ -74,8 +74,8 @@ TwoRuns<T> run_twice(const gemv::HostProblem<T>& p, const Product<T>& pr) {
     pr.run(A.data(), x.data(), y.data(), 0);  // y still holds the first result
     GEMV_CUDA_CHECK(cudaDeviceSynchronize());
     y.download(r.second.data());
-    r.v1 = gemv::verify(r.first.data(), ref, p.shape.n);
-    r.v2 = gemv::verify(r.second.data(), ref, p.shape.n);
+    r.v1 = gemv::verify(r.first.data(), ref, p.shape.n, gemv::RunsOn::gpu);
+    r.v2 = gemv::verify(r.second.data(), ref, p.shape.n, gemv::RunsOn::gpu);
     return r;
 }
 

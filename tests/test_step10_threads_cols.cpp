@@ -62,7 +62,7 @@ TEMPLATE_TEST_CASE("step 10: a second launch on the same y is right again", "[st
                 GEMV_CUDA_CHECK(cudaDeviceSynchronize());
                 y.download(out.data());
                 gemv_test::require_verified(
-                    gemv::verify(out.data(), ref, d.n),
+                    gemv::verify(out.data(), ref, d.n, gemv::RunsOn::gpu),
                     gemv_test::describe(d, shape.layout, gemv::to_string(gemv::precision_of<TestType>())) +
                         ", BLOCKSIZE " + std::to_string(q.block_size) + ", " + which);
             }

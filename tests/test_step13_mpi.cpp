@@ -73,7 +73,7 @@ TEMPLATE_TEST_CASE("step 13: both modes and both local kernels compute y = A*x o
                     gemv_mpi_resident(data, y.data());
                 }
                 gemv::Verification v;
-                if (root) v = gemv::verify(y.data(), ref, d.n);
+                if (root) v = gemv::verify(y.data(), ref, d.n, gemv::RunsOn::mpi);
                 const std::string what =
                     std::string(mode) + (local == LocalKernel::omp ? ", OpenMP" : ", loop") + ", " +
                     gemv_test::ranks_text() +

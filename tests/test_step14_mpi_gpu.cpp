@@ -72,7 +72,7 @@ TEMPLATE_TEST_CASE("step 14: y = A*x over the ranks' GPUs, both kernels, both la
                     gemv::HostArray<TestType> y(root ? static_cast<std::size_t>(dims.m) : 0);
                     if (root) {
                         fetch_y(d, y.data());
-                        v = gemv::verify(y.data(), ref, dims.n);
+                        v = gemv::verify(y.data(), ref, dims.n, gemv::RunsOn::mpi);
                     }
                     const std::string what =
                         std::string(to_string(kernel)) + ", " + to_string(transfer) + ", " + gemv_test::ranks_text() +
@@ -108,7 +108,7 @@ TEST_CASE("step 14: a product run again gives the same y (A stays on the GPUs)",
         if (root) {
             gemv::HostArray<float> y(static_cast<std::size_t>(shape.m));
             fetch_y(d, y.data());
-            ok &= gemv::verify(y.data(), ref, shape.n).ok ? 1 : 0;
+            ok &= gemv::verify(y.data(), ref, shape.n, gemv::RunsOn::mpi).ok ? 1 : 0;
         }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

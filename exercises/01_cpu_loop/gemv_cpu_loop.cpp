@@ -1,4 +1,4 @@
-// Generated from solutions/01_cpu_loop/gemv_cpu_loop.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/01_cpu_loop/gemv_cpu_loop.cpp by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 01
 #include "gemv_cpu_loop.hpp"
 
 // BEGIN EXCERPT loop

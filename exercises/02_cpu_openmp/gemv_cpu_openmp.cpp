@@ -1,4 +1,4 @@
-// Generated from solutions/02_cpu_openmp/gemv_cpu_openmp.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/02_cpu_openmp/gemv_cpu_openmp.cpp by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 02
 #include "gemv_cpu_openmp.hpp"
 
 template <class T>

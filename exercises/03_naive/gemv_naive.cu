@@ -1,4 +1,4 @@
-// Generated from solutions/03_naive/gemv_naive.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/03_naive/gemv_naive.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 03
 #include "gemv_naive.cuh"
 #include "gpu_step.hpp"
 

@@ -1,4 +1,4 @@
-// Generated from solutions/04_coalesced/gemv_coalesced.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/04_coalesced/gemv_coalesced.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 04
 #include <algorithm>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/05_shared_x/gemv_shared_x.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/05_shared_x/gemv_shared_x.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 05
 #include <algorithm>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/06_shared_reduction/gemv_shared_reduction.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/06_shared_reduction/gemv_shared_reduction.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 06
 #include <algorithm>
 #include <string>
 

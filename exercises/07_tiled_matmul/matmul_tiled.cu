@@ -1,4 +1,4 @@
-// Generated from solutions/07_tiled_matmul/matmul_tiled.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/07_tiled_matmul/matmul_tiled.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 07
 #include <algorithm>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/08_threads_per_row/gemv_threads_per_row.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/08_threads_per_row/gemv_threads_per_row.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 08
 #include <climits>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/09_rows_per_thread/gemv_rows_per_thread.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/09_rows_per_thread/gemv_rows_per_thread.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 09
 #include <climits>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Generated from solutions/10_threads_cols/gemv_threads_cols.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/10_threads_cols/gemv_threads_cols.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 10
 #include <climits>
 #include <string>
 

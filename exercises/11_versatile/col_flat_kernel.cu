@@ -1,4 +1,4 @@
-// Generated from solutions/11_versatile/col_flat_kernel.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/11_versatile/col_flat_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Column-major A with few rows, read flat: its columns lie back to back, so A is one array that
 // V aligned elements a load can follow whatever m is.
 #include "versatile_device.cuh"

@@ -1,4 +1,4 @@
-// Generated from solutions/11_versatile/col_kernel.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/11_versatile/col_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Column-major A, in place: Sørensen's versatile kernel. A block owns L·V rows, where
 // L = block / threads_per_row threads go down each column, and one slice of the columns; thread
 // (r, c) owns V consecutive rows (WORKSIZE_m) and every Tc-th column of the slice, Tc =

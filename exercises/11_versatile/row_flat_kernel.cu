@@ -1,4 +1,4 @@
-// Generated from solutions/11_versatile/row_flat_kernel.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/11_versatile/row_flat_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Row-major rows whose length is not a multiple of the vector (n = 43), read flat.
 #include "versatile_device.cuh"
 #include "versatile_kernels.cuh"

@@ -1,4 +1,4 @@
-// Generated from solutions/11_versatile/row_kernel.cu by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/11_versatile/row_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Row-major A, in place: G = threads_per_row threads share a row (1, a warp, or the whole block)
 // and stride along it V elements at a time; with several blocks a row, each block adds up one
 // slice of the columns.

@@ -1,4 +1,4 @@
-// Generated from solutions/12_cublas/gemv_cublas.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/12_cublas/gemv_cublas.cpp by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 12
 #include "gemv_cublas.hpp"
 
 #include <climits>

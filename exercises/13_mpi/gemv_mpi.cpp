@@ -1,4 +1,4 @@
-// Generated from solutions/13_mpi/gemv_mpi.cpp by cmake/generate_exercises.py: fill in the TODOs; regenerate to reset.
+// Generated from solutions/13_mpi/gemv_mpi.cpp by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 13
 #include "gemv_mpi.hpp"
 
 #include <algorithm>

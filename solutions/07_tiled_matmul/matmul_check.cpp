@@ -48,7 +48,7 @@ template <class T>
 gemv::Verification verify_matmul(const T* C, const gemv::Reference& ref, std::int64_t m, std::int64_t n,
                                  std::int64_t k) {
     // The GEMV verifier sees C as m·n "rows" of length k: the same bound, k·eps·Σ|a_il·b_lj|.
-    gemv::Verification v = gemv::verify(C, ref, k);
+    gemv::Verification v = gemv::verify(C, ref, k, gemv::RunsOn::gpu);
     if (v.ok) return v;
     std::ostringstream msg;
     msg << v.failed << " of " << m * n << " elements of C (" << m << " x " << n << ") are wrong";

@@ -44,14 +44,8 @@ LocalDevice pick_local_device(MPI_Comm comm) {
     MPI_Comm_free(&node);
 
     std::string reason;  // empty: this rank has its GPU
-    const cudaError_t err = cudaGetDeviceCount(&d.devices);
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        d.devices = 0;
-        reason = cudaGetErrorString(err);
-    } else if (d.devices == 0) {
-        reason = "the runtime sees 0 devices";
-    } else {
+    d.devices = gemv::cuda_device_count(reason);
+    if (d.devices > 0) {
         d.device = d.node_rank % d.devices;
         const cudaError_t set = cudaSetDevice(d.device);
         if (set != cudaSuccess) {

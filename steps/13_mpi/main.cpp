@@ -143,7 +143,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
         int ok = 1;
         s.every_rank([&] {
             if (!s.root() || !o.verify) return;
-            const gemv::Verification v = gemv::verify(y.data(), ref, n);
+            const gemv::Verification v = gemv::verify(y.data(), ref, n, gemv::RunsOn::mpi);
             ok = v.ok ? 1 : 0;
             if (!v.ok) std::cerr << "step " << spec.number << " " << mode << ": " << v.message << "\n";
         });

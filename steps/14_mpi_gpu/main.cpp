@@ -236,7 +236,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
         s.every_rank([&] {
             if (!s.root() || !o.verify) return;
             fetch_y(*d, y.data());
-            const gemv::Verification v = gemv::verify(y.data(), ref, n);
+            const gemv::Verification v = gemv::verify(y.data(), ref, n, gemv::RunsOn::mpi);
             ok = v.ok ? 1 : 0;
             if (!v.ok) std::cerr << "step " << spec.number << " " << to_string(kernel) << ": " << v.message << "\n";
         });
