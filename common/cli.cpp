@@ -179,6 +179,9 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
         } else {
             if (so->text) {
                 if (value.empty()) throw UsageError("--" + name + " needs a value");
+                if (so->check)
+                    if (const std::string why = so->check(value); !why.empty())
+                        throw UsageError("--" + name + " " + why);
             } else if (so->choices.empty()) {
                 parse_int(name, value, so->min, so->max);
             } else {

@@ -26,6 +26,9 @@ struct StepOption {
     std::int64_t min = 1;
     std::int64_t max = INT32_MAX;
     bool text = false;
+    // Text options: what is wrong with a value ("" when it is good), checked as the command line is
+    // read, so that bad input is refused (exit 2) before any device is asked for.
+    std::function<std::string(const std::string&)> check;
 };
 
 struct StepSpec {

@@ -50,13 +50,20 @@ int main(int argc, char** argv) {
     spec.gpu = true;
     spec.layouts = {gemv::Layout::col, gemv::Layout::row};
     spec.options = {{"table", "tuning table (default: this device's committed table)", "auto", {}, 0, 0, true}};
-    for (const ConfigField& field : config_fields())
+    for (const ConfigField& field : config_fields()) {
+        // "table", or a value the field takes: checked as the command line is read.
+        const auto check = [&field](const std::string& text) {
+            VersatileConfig scratch;
+            return text == "table" ? std::string() : field.set(scratch, text);
+        };
         spec.options.push_back({option_name(field),
                                 std::string(field.help) + " (\"table\": the table's choice)",
                                 "table",
                                 {},
                                 0,
                                 0,
-                                true});
+                                true,
+                                check});
+    }
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }
