@@ -36,7 +36,7 @@ int cuda_device_count(std::string& why_none) {
     int driver = 0;
     cudaDriverGetVersion(&driver);  // 0 where no driver is installed
     if (err == cudaSuccess || err == cudaErrorNoDevice)
-        why_none = "no GPU found: the NVIDIA driver sees no CUDA device";
+        why_none = "no GPU found: the NVIDIA driver is there but sees none";
     else if (driver == 0)
         why_none = "no GPU found: this machine has no NVIDIA driver";
     else if (err == cudaErrorInsufficientDriver)
