@@ -45,7 +45,11 @@ macro(gemv_find_dependencies)
   set(missing ${GEMV_MISSING_REQUIRED} ${GEMV_MISSING_OPTIONAL})
   execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   find_program(GEMV_APT_GET apt-get)
-  if(missing AND uid STREQUAL "0" AND GEMV_APT_GET AND GEMV_INSTALL_MISSING)
+  # Optional packages once per build folder: a machine that cannot fetch them is not asked again at
+  # every reconfigure (a required one is asked for until it is there).
+  if(missing AND uid STREQUAL "0" AND GEMV_APT_GET AND GEMV_INSTALL_MISSING
+     AND (GEMV_MISSING_REQUIRED OR NOT "${missing}" STREQUAL "${GEMV_INSTALL_TRIED}"))
+    set(GEMV_INSTALL_TRIED "${missing}" CACHE INTERNAL "What configure last asked apt-get to install")
     string(REPLACE ";" " " list "${missing}")
     message(STATUS "Installing from the distribution's packages (as root; -DGEMV_INSTALL_MISSING=OFF stops this): "
                    "${list}")

@@ -20,6 +20,8 @@ void require_host_memory(std::uint64_t bytes, const char* what) {
                          " of host memory; this machine has " + format_bytes(total));
 }
 
+namespace {
+
 std::uint64_t cpu_ceiling_buffer_bytes() {
     // Far larger than the last-level cache (as the system reports it; a virtual machine may report
     // its host's), and at least 1 GiB; at most an eighth of the memory.
@@ -29,8 +31,6 @@ std::uint64_t cpu_ceiling_buffer_bytes() {
     if (memory > 0) bytes = std::min(bytes, static_cast<std::uint64_t>(memory / 8));
     return bytes;
 }
-
-namespace {
 
 constexpr int kStreamChoices[] = {1, 2, 4, 8, 16};
 constexpr int kMostStreams = 16;

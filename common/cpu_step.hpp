@@ -27,10 +27,8 @@ int cpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const
 
 // The CPU's streaming-read bandwidth, measured the way the CPU kernels run: the same OpenMP threads
 // and binding, pages first-touched by the thread that reads them, 1 to 16 streams a thread, the best
-// of the passes over a buffer far larger than the last-level cache (cpu_ceiling_buffer_bytes) that
-// fit in `seconds`.
+// of the passes over a buffer far larger than the last-level cache that fit in `seconds`.
 double measure_cpu_read_ceiling(double seconds = 0.5);
-std::uint64_t cpu_ceiling_buffer_bytes();
 
 // Refuses (UsageError) a problem whose host arrays would not fit in this machine's memory.
 void require_host_memory(std::uint64_t bytes, const char* what);
