@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     const int count = static_cast<int>(min(std::int64_t(outs), m - base));
     if (Tc == 1 && a.combine == Combine::store && row0 < m) {
         store_streaming<T, V>(a.y + row0, acc);  // its own V rows (V divides m): one vector store
-    } else if (Tc == 1) {  // one thread per row group: nothing to fold inside the block
+    } else if (Tc == 1) {                        // one thread per row group: nothing to fold inside the block
 #pragma unroll
         for (int k = 0; k < V; ++k)
             if (row0 + k < m) put_row_sum(a, cluster_sums, row0 + k, tr * V + k, acc[k]);

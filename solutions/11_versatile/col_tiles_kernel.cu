@@ -65,20 +65,10 @@ __global__ void __launch_bounds__(1024) gemv_col_tiles(const GemvArgs<T> a) {
 
 template <class T>
 const void* col_tiles_kernel(int m, int unroll) {
-    constexpr int V = 16 / sizeof(T);
-    const auto pick = [&](auto rows) -> const void* {
-        constexpr int M = decltype(rows)::value;
-        switch (unroll) {
-            case 1:
-                return reinterpret_cast<const void*>(&gemv_col_tiles<T, V, 1, M>);
-            case 2:
-                return reinterpret_cast<const void*>(&gemv_col_tiles<T, V, 2, M>);
-            case 4:
-                return reinterpret_cast<const void*>(&gemv_col_tiles<T, V, 4, M>);
-        }
-        return nullptr;
-    };
-    return m == 2 ? pick(Const<2>{}) : m == 3 ? pick(Const<3>{}) : nullptr;
+    return tile_instance_for(m, unroll, [&](auto elements, auto u) -> const void* {
+        return reinterpret_cast<const void*>(
+            &gemv_col_tiles<T, 16 / sizeof(T), decltype(u)::value, decltype(elements)::value>);
+    });
 }
 
 template const void* col_tiles_kernel<float>(int, int);

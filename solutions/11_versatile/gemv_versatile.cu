@@ -80,7 +80,7 @@ gemv::Traffic traffic_of(const VersatilePlan& p) {
             break;
     }
     double y = m;
-    if (c.combine == Combine::atomic) y = m + 2 * m * blocks;     // memset, then read-add-write per block
+    if (c.combine == Combine::atomic) y = m + 2 * m * blocks;      // memset, then read-add-write per block
     if (c.combine == Combine::last_block) y = 2 * m * blocks + m;  // partial sums written, read, y stored
     if ((p.family == Family::col_flat || p.family == Family::col_tiles) && c.combine == Combine::last_block)
         y = 2 * m * blocks + 3 * m;  // atomics into m running sums, then moved to y

@@ -43,20 +43,10 @@ __global__ void __launch_bounds__(1024) gemv_row_tiles(const GemvArgs<T> a) {
 
 template <class T>
 const void* row_tiles_kernel(int n, int unroll) {
-    constexpr int V = 16 / sizeof(T);
-    const auto pick = [&](auto cols) -> const void* {
-        constexpr int N = decltype(cols)::value;
-        switch (unroll) {
-            case 1:
-                return reinterpret_cast<const void*>(&gemv_row_tiles<T, V, 1, N>);
-            case 2:
-                return reinterpret_cast<const void*>(&gemv_row_tiles<T, V, 2, N>);
-            case 4:
-                return reinterpret_cast<const void*>(&gemv_row_tiles<T, V, 4, N>);
-        }
-        return nullptr;
-    };
-    return n == 2 ? pick(Const<2>{}) : n == 3 ? pick(Const<3>{}) : nullptr;
+    return tile_instance_for(n, unroll, [&](auto elements, auto u) -> const void* {
+        return reinterpret_cast<const void*>(
+            &gemv_row_tiles<T, 16 / sizeof(T), decltype(u)::value, decltype(elements)::value>);
+    });
 }
 
 template const void* row_tiles_kernel<float>(int, int);

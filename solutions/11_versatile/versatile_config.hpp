@@ -32,7 +32,7 @@ struct VersatileConfig {
     int vector = 4;                    // elements per load (WORKSIZE_m in column-major): 16 bytes at most
     int unroll = 4;                    // independent loads a thread issues before it uses any (8, 16: narrow loads)
     int threads_per_row = 1;           // threads of a block that add up parts of the same row
-    std::int64_t blocks_per_row = 1;   // blocks that add up parts of the same row (flat column-major: all)
+    std::int64_t blocks_per_row = 1;   // blocks that add up parts of the same row (column-major flat, tiles: all)
     Combine combine = Combine::store;  // how those blocks add up (store when there is one)
     Loads loads = Loads::aligned;
 };

@@ -79,7 +79,6 @@ __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int6
     }
 }
 
-
 // Cluster mode: every block of the cluster has put its sums for rows [base, base + count) in
 // `sums` (its shared memory); block 0 of the cluster reads them all through distributed shared
 // memory, adds them in rank order (the same result on every run) and stores y. Every thread of

@@ -1,6 +1,7 @@
 // Step 11's kernel families, one file each, and the compile-time instances the plan picks from.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "versatile_config.hpp"
@@ -9,7 +10,8 @@
 template <class T>
 const void* col_kernel(int vector, int unroll);  // column-major, row groups in place
 template <class T>
-const void* col_short_kernel(int vector, int unroll);  // column-major rows of a few columns: several row groups a thread
+const void* col_short_kernel(int vector,
+                             int unroll);  // column-major rows of a few columns: several row groups a thread
 template <class T>
 const void* col_flat_kernel(int vector, int unroll);  // column-major, few rows, A read as one array
 template <class T>
@@ -59,4 +61,22 @@ const void* instance_for(int vector, int unroll, Pick pick) {
             break;
     }
     return nullptr;
+}
+
+// The same for the tiles families: pick(M, U) for M = 2 or 3 elements a column (row) of A and
+// U = 1, 2 or 4 tiles in flight.
+template <class Pick>
+const void* tile_instance_for(std::int64_t elements, int unroll, Pick pick) {
+    const auto with_unroll = [&](auto m) -> const void* {
+        switch (unroll) {
+            case 1:
+                return pick(m, Const<1>{});
+            case 2:
+                return pick(m, Const<2>{});
+            case 4:
+                return pick(m, Const<4>{});
+        }
+        return nullptr;
+    };
+    return elements == 2 ? with_unroll(Const<2>{}) : elements == 3 ? with_unroll(Const<3>{}) : nullptr;
 }
