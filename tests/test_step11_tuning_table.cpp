@@ -121,7 +121,8 @@ TEST_CASE("step 11: a missing, corrupt, invalid or foreign table falls back to a
     }
 }
 
-TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in flight where they are narrow", "[step11]") {
+TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in flight where they are narrow",
+          "[step11]") {
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (std::size_t elem : {std::size_t(4), std::size_t(8)})
             for (std::int64_t m : {1, 2, 3, 31, 33, 1025, 65537, 4000037})

@@ -39,7 +39,7 @@ std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t 
     std::vector<VersatileConfig> out;
     for (int block : {96, 256})
         for (int along : {1, 4, 32, 64, block})  // threads down a column (column-major) or along a row
-            for (int unroll : {1, 4, 16})  // 16: only for loads narrower than 16 bytes
+            for (int unroll : {1, 4, 16})        // 16: only for loads narrower than 16 bytes
                 for (std::int64_t splits : {1, 3})
                     for (int vector = widest; vector >= 1; vector /= 2) {
                         if (block % along) break;
@@ -72,7 +72,8 @@ std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t 
         add(out, {256, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
         for (std::int64_t grid : {1, 5})
             for (Combine combine : {Combine::last_block, Combine::atomic})
-                add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : combine, Loads::tiles}, layout, m, n, elem);
+                add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : combine, Loads::tiles}, layout, m,
+                    n, elem);
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;
@@ -97,9 +98,9 @@ TEMPLATE_TEST_CASE("step 11: the versatile kernel computes y = A*x on every awkw
 
 TEMPLATE_TEST_CASE("step 11: tiles, short rows and the last block are right one past a power of two and on primes",
                    "[step11][gpu]", float, double) {
-    const std::vector<gemv_test::Dims> shapes = {{1025, 257}, {257, 1025}, {65537, 3}, {3, 65537}, {2, 100003},
-                                                 {100003, 2}, {7919, 997}, {130, 4099}, {65536, 1}, {2, 7},
-                                                 {7, 2}, {3, 3}};
+    const std::vector<gemv_test::Dims> shapes = {{1025, 257}, {257, 1025}, {65537, 3},  {3, 65537},
+                                                 {2, 100003}, {100003, 2}, {7919, 997}, {130, 4099},
+                                                 {65536, 1},  {2, 7},      {7, 2},      {3, 3}};
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const auto& d : shapes) {
             const auto p = gemv::make_problem<TestType>({d.m, d.n, layout}, 31);
@@ -134,10 +135,9 @@ TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow loads and the la
     for (auto layout : {gemv::Layout::col, gemv::Layout::row}) {
         const auto p = gemv::make_problem<float>({m, n, layout}, 37);
         const bool col = layout == gemv::Layout::col;
-        for (const VersatileConfig& c :
-             {VersatileConfig{256, 1, 16, col ? 1 : 256, 1, Combine::store},
-              VersatileConfig{256, 1, 8, col ? 4 : 32, 5, Combine::last_block},
-              versatile_heuristic(layout, m, n, 4, 132)})
+        for (const VersatileConfig& c : {VersatileConfig{256, 1, 16, col ? 1 : 256, 1, Combine::store},
+                                         VersatileConfig{256, 1, 8, col ? 4 : 32, 5, Combine::last_block},
+                                         versatile_heuristic(layout, m, n, 4, 132)})
             check(p, c, gemv_test::describe({m, n}, layout, "float"));
     }
 }
@@ -148,14 +148,14 @@ TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]
         REQUIRE_THROWS_AS(plan_versatile<float>(c, layout, m, n), gemv::UsageError);
     };
     using L = gemv::Layout;
-    refused({256, 4, 4, 1, 1}, L::col, 10, 10);                         // aligned loads, 4 does not divide m
-    refused({100, 1, 4, 32, 1}, L::row, 16, 16);                        // block not a multiple of 32
-    refused({256, 1, 4, 48, 1}, L::row, 16, 16);                        // 48 threads a row
-    refused({256, 1, 4, 32, 17, Combine::last_block}, L::row, 16, 16);  // more blocks than columns
-    refused({256, 1, 4, 32, 4, Combine::store}, L::row, 16, 1000);      // four blocks a row cannot just store
-    refused({256, 1, 4, 32, 1, Combine::atomic}, L::row, 16, 1000);     // one block a row has nothing to add
-    refused({256, 1, 4, 32, 9, Combine::cluster}, L::row, 16, 1000);    // a cluster holds at most 8
-    refused({256, 4, 8, 32, 1}, L::row, 16, 1024);                                 // 8 in flight: narrow loads
+    refused({256, 4, 4, 1, 1}, L::col, 10, 10);                                   // aligned loads, 4 does not divide m
+    refused({100, 1, 4, 32, 1}, L::row, 16, 16);                                  // block not a multiple of 32
+    refused({256, 1, 4, 48, 1}, L::row, 16, 16);                                  // 48 threads a row
+    refused({256, 1, 4, 32, 17, Combine::last_block}, L::row, 16, 16);            // more blocks than columns
+    refused({256, 1, 4, 32, 4, Combine::store}, L::row, 16, 1000);                // four blocks a row cannot just store
+    refused({256, 1, 4, 32, 1, Combine::atomic}, L::row, 16, 1000);               // one block a row has nothing to add
+    refused({256, 1, 4, 32, 9, Combine::cluster}, L::row, 16, 1000);              // a cluster holds at most 8
+    refused({256, 4, 8, 32, 1}, L::row, 16, 1024);                                // 8 in flight: narrow loads
     refused({256, 4, 4, 256, 1, Combine::store, Loads::tiles}, L::col, 4, 1000);  // tiles: 2 or 3 rows
     refused({256, 4, 4, 1, 1, Combine::store, Loads::tiles}, L::row, 1000, 5);    // tiles: 2 or 3 columns
     refused({256, 2, 4, 1, 1, Combine::store, Loads::tiles}, L::row, 1000, 3);    // tiles: 16-byte loads

@@ -124,7 +124,7 @@ bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
 }
 
 std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
-    const std::int64_t lanes = c.block / c.threads_per_row;  // threads down a column, or rows a block
+    const std::int64_t lanes = c.block / c.threads_per_row;                   // threads down a column, or rows a block
     const std::int64_t per_thread = short_rows(c, layout, n) ? c.unroll : 1;  // row groups (or rows) a thread
     if (layout == gemv::Layout::col) return c.loads == Loads::aligned ? lanes * c.vector * per_thread : m;
     if (c.loads == Loads::tiles) return std::int64_t(c.block) * c.vector * c.unroll;  // U tiles of V rows a thread
