@@ -30,6 +30,11 @@ int cpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const
 // of the passes over a buffer far larger than the last-level cache that fit in `seconds`.
 double measure_cpu_read_ceiling(double seconds = 0.5);
 
+// Measures the ceiling and sets it in every result, where a table will show a % of it: not where
+// every run is under the noise floor (then it stays 0), so that a tiny problem does not spend a
+// second reading a large buffer for a figure nobody sees.
+void set_cpu_ceiling(std::vector<Result>& results);
+
 // Refuses (UsageError) a problem whose host arrays would not fit in this machine's memory.
 void require_host_memory(std::uint64_t bytes, const char* what);
 

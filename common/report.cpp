@@ -174,7 +174,8 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
         << (meta.runtime_version == "-" ? " threads" : " SMs, CUDA runtime ")
         << (meta.runtime_version == "-" ? "" : meta.runtime_version + ", driver " + meta.driver_version) << "), "
         << meta.build_type << " build, " << meta.git_revision << "\n"
-        << "ceiling " << fixed(f.ceiling_gbps, 0) << " GB/s measured";
+        << (f.ceiling_gbps > 0 ? "ceiling " + fixed(f.ceiling_gbps, 0) + " GB/s measured"
+                               : std::string("ceiling not measured: no figure here is compared with it"));
     if (f.datasheet_gbps > 0) out << ", " << fixed(f.datasheet_gbps, 0) << " GB/s datasheet";
     out << "\n\n";
     const std::vector<std::string> head = {"variant", "time [us]", "min..max [us]", "GB/s", "% ceil",  "GFLOP/s",

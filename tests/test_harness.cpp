@@ -194,6 +194,20 @@ TEST_CASE("tables show a run's figures only where they mean something", "[harnes
     REQUIRE(table2.str().find(noise_note()) != std::string::npos);
 }
 
+TEST_CASE("the CPU ceiling is measured only where a table compares a figure with it", "[harness]") {
+    Result quick;
+    quick.time = summarize({0.5 * kCpuNoiseFloorMs});
+    std::vector<Result> all_quick = {quick, quick};
+    set_cpu_ceiling(all_quick);
+    for (const Result& r : all_quick) REQUIRE(r.ceiling_gbps == 0);
+    Result slow = quick;
+    slow.time = summarize({2 * kCpuNoiseFloorMs});
+    std::vector<Result> one_slow = {quick, slow};
+    set_cpu_ceiling(one_slow);
+    REQUIRE(one_slow[0].ceiling_gbps > 0);
+    REQUIRE(one_slow[0].ceiling_gbps == one_slow[1].ceiling_gbps);
+}
+
 TEST_CASE("timings are summarised by median, min and max", "[harness]") {
     const Stats odd = summarize({5, 1, 3});
     REQUIRE(odd.median_ms == 3);

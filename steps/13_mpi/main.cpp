@@ -95,12 +95,11 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
                 share.bytes_here, ("this problem (" + count_of(share.ranks_here, "rank") + " on this node)").c_str());
     });
 
-    // Each rank allocates; rank 0 also makes the problem, its reference and the ceiling. A failure
-    // on any rank stops every rank here, before the products' collectives.
+    // Each rank allocates; rank 0 also makes the problem and its reference. A failure on any rank
+    // stops every rank here, before the products' collectives.
     gemv::HostProblem<T> p;  // rank 0 only
     gemv::HostArray<T> y;    // rank 0 only
     gemv::Reference ref;
-    double ceiling = 0;
     std::unique_ptr<RankData<T>> d;
     std::unique_ptr<gemv::CpuCacheScrubber> scrubber;
     s.every_rank([&] {
@@ -110,7 +109,6 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
             y = gemv::HostArray<T>(static_cast<std::size_t>(m));
             std::copy(p.x.begin(), p.x.end(), d->x.begin());
             if (o.verify) ref = gemv::compute_reference(p.A.data(), p.x.data(), o.shape);
-            ceiling = gemv::measure_cpu_read_ceiling();
         }
         if (o.cold) scrubber = std::make_unique<gemv::CpuCacheScrubber>();
     });
@@ -156,7 +154,6 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
         gemv::Result r =
             gemv::result_of(spec, o, scatter ? "scatter A, bcast x, gather y" : "A resident, bcast x, gather y");
         r.time = gemv::summarize(total_ms);
-        r.ceiling_gbps = ceiling;                   // of rank 0's node alone
         r.traffic = gemv::traffic_x_per_row(m, n);  // each rank's loop, as in steps 01 and 02
         r.launch = count_of(s.ranks(), "rank") + " x " + count_of(threads, "thread") +
                    (share.nodes > 1 ? ", " + count_of(share.nodes, "node") : "") + ", " + mode;
@@ -172,6 +169,9 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
         results.push_back(r);
         splits.push_back(split);
     }
+    s.every_rank([&] {
+        if (s.root()) gemv::set_cpu_ceiling(results);  // of rank 0's node alone
+    });
     if (s.root()) {
         gemv::print_results(std::cout, o.format, gemv::cpu_metadata(), results);
         if (o.format == gemv::Format::table) print_split(std::cout, splits);
