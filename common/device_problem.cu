@@ -14,7 +14,7 @@ template <class T>
 __global__ void fill_stream(T* p, std::int64_t count, std::uint64_t seed, std::uint64_t stream) {
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
          k += std::int64_t(gridDim.x) * blockDim.x)
-        p[k] = T(random_value(seed, stream, std::uint64_t(k)));
+        p[k] = narrow<T>(random_value(seed, stream, std::uint64_t(k)));
 }
 
 // Column-major reference: a thread per row over a slice of the columns, added in double.
@@ -26,7 +26,7 @@ __global__ void reference_col(const T* A, const T* x, double* ref, double* abs_s
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     double s = 0, a = 0;
     for (std::int64_t j = j0; j < j1; ++j) {
-        const double p = double(A[j * m + i]) * double(x[j]);
+        const double p = double(widen(A[j * m + i])) * double(widen(x[j]));
         s += p;
         a += fabs(p);
     }
@@ -43,7 +43,7 @@ __global__ void reference_row(const T* A, const T* x, double* ref, double* abs_s
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     double s = 0, a = 0;
     for (std::int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-        const double p = double(A[i * n + j]) * double(x[j]);
+        const double p = double(widen(A[i * n + j])) * double(widen(x[j]));
         s += p;
         a += fabs(p);
     }
@@ -120,7 +120,7 @@ void DeviceProblem<T>::use(std::int64_t m, std::int64_t n, Layout layout) {
 template <class T>
 unsigned long long DeviceProblem<T>::count_wrong_rows() {
     GEMV_CUDA_CHECK(cudaMemset(failures_.data(), 0, sizeof(unsigned long long)));
-    const double scale = error_bound(1.0, n_, precision_of<T>());
+    const double scale = error_bound(1.0, n_, precision_of<accumulator_t<T>>());
     count_wrong<<<unsigned((m_ + 255) / 256), 256>>>(y_.data(), ref_.data(), abs_sum_.data(), m_, scale,
                                                      failures_.data());
     GEMV_CUDA_CHECK_LAUNCH();
@@ -144,5 +144,8 @@ double DeviceProblem<T>::verified_median_ms(const DeviceFacts& f, const std::fun
 
 template class DeviceProblem<float>;
 template class DeviceProblem<double>;
+template class DeviceProblem<__nv_bfloat16>;
+template class DeviceProblem<__half>;
+template class DeviceProblem<__nv_fp8_e4m3>;
 
 }  // namespace gemv

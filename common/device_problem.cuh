@@ -3,6 +3,8 @@
 // A is one buffer holding the largest problem; an m×n problem in either layout is its first m·n
 // elements (flat element e is random_value(seed, 1, e), x[j] is random_value(seed, 2, j)). The
 // reference is computed in double on the device and held to verify()'s bound, error_bound().
+// A and x may be stored in a format narrower than float (step 15): the reference is computed from
+// the stored (rounded) values, so the bound is that of the float sum alone.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "device.hpp"
+#include "formats.hpp"
 
 namespace gemv {
 
@@ -20,7 +23,7 @@ public:
     DeviceProblem(std::int64_t max_elems, std::int64_t max_dim, std::uint64_t seed);
     T* A() { return A_.data(); }
     T* x() { return x_.data(); }
-    T* y() { return y_.data(); }
+    accumulator_t<T>* y() { return y_.data(); }
     // Makes the leading m×n of A in `layout` the current problem: computes its reference.
     void use(std::int64_t m, std::int64_t n, Layout layout);
     // Rows of y outside the bound of the current problem's reference (NaN counts as outside).
@@ -31,7 +34,8 @@ public:
                               int reps, const std::string& what, bool verify = true);
 
 private:
-    DeviceArray<T> A_, x_, y_;
+    DeviceArray<T> A_, x_;
+    DeviceArray<accumulator_t<T>> y_;
     DeviceArray<double> ref_, abs_sum_;
     DeviceArray<unsigned long long> failures_;
     std::int64_t m_ = 0, n_ = 0;

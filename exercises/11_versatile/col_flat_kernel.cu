@@ -12,13 +12,14 @@ namespace {
 // (e + k) / m, move on by S / m.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_col_flat(const GemvArgs<T> a) {
-    T* block_y = gemv::dynamic_shared<T>();  // the block's sum per row
+    using Acc = typename GemvArgs<T>::Acc;
+    Acc* block_y = gemv::dynamic_shared<Acc>();  // the block's sum per row
     const std::int64_t m = a.m;
     for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) block_y[i] = 0;
     const std::int64_t total = m * a.n, stride = std::int64_t(gridDim.x) * blockDim.x * V, col_step = stride / m;
     std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
     std::int64_t col[V];
-    T acc[V] = {};
+    Acc acc[V] = {};
     // TODO: walk e, e + S, ...: acc[k] += A[e + k] * x[col[k]], col[k] = (e + k) / m moving by S / m a step
     __syncthreads();  // block_y is zeroed
     const std::int64_t first_row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V % m;
@@ -40,3 +41,6 @@ const void* col_flat_kernel(int vector, int unroll) {
 
 template const void* col_flat_kernel<float>(int, int);
 template const void* col_flat_kernel<double>(int, int);
+template const void* col_flat_kernel<__nv_bfloat16>(int, int);
+template const void* col_flat_kernel<__half>(int, int);
+template const void* col_flat_kernel<__nv_fp8_e4m3>(int, int);

@@ -3,6 +3,8 @@
 // (r, c) owns V consecutive rows (WORKSIZE_m) and every Tc-th column of the slice, Tc =
 // threads_per_row (WORKSIZE_n columns in all). threads_per_row 1 and one block a row is 05 (V 1)
 // and 09 (V > 1); several blocks a row is 08; threads_per_row > 1 is 10.
+// A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
+// before it is multiplied (the identity for float and double; float for step 15's formats).
 #include "versatile_device.cuh"
 #include "versatile_kernels.cuh"
 
@@ -11,36 +13,38 @@ namespace {
 // BEGIN EXCERPT col
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
+    using Acc = typename GemvArgs<T>::Acc;
     const int Tc = a.threads_per_row, Tr = blockDim.x / Tc, outs = Tr * V;
-    T* cluster_sums = gemv::dynamic_shared<T>();
-    T* folded = cluster_sums + (a.combine == Combine::cluster ? outs : 0);
+    Acc* cluster_sums = gemv::dynamic_shared<Acc>();
+    Acc* folded = cluster_sums + (a.combine == Combine::cluster ? outs : 0);
     const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
     const std::int64_t m = a.m, row0 = (std::int64_t(blockIdx.x) * Tr + tr) * V;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
     const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
-    T acc[V] = {};
+    Acc acc[V] = {};
     if (row0 < m) {
         // BEGIN SOLUTION walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j]
         std::int64_t j = c_begin + tc;
         // U columns' loads are issued before any is used: bytes in flight hide the latency.
         for (; j + std::int64_t(U - 1) * Tc < c_end; j += std::int64_t(U) * Tc) {
-            T v[U][V], xj[U];
+            T v[U][V];
+            Acc xj[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 load_streaming<T, V>(a.A + (j + std::int64_t(u) * Tc) * m + row0, v[u]);
-                xj[u] = __ldg(a.x + j + std::int64_t(u) * Tc);
+                xj[u] = gemv::widen(load_one_cached(a.x + j + std::int64_t(u) * Tc));
             }
 #pragma unroll
             for (int u = 0; u < U; ++u)
 #pragma unroll
-                for (int k = 0; k < V; ++k) acc[k] += v[u][k] * xj[u];
+                for (int k = 0; k < V; ++k) acc[k] += gemv::widen(v[u][k]) * xj[u];
         }
         for (; j < c_end; j += Tc) {
             T v[V];
             load_streaming<T, V>(a.A + j * m + row0, v);
-            const T xj = __ldg(a.x + j);
+            const Acc xj = gemv::widen(load_one_cached(a.x + j));
 #pragma unroll
-            for (int k = 0; k < V; ++k) acc[k] += v[k] * xj;
+            for (int k = 0; k < V; ++k) acc[k] += gemv::widen(v[k]) * xj;
         }
         // END SOLUTION
     }
@@ -48,8 +52,8 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     const std::int64_t base = std::int64_t(blockIdx.x) * outs;
     const int count = static_cast<int>(min(std::int64_t(outs), m - base));
     if (Tc == 1 && a.combine == Combine::store && row0 < m) {
-        store_streaming<T, V>(a.y + row0, acc);  // its own V rows (V divides m): one vector store
-    } else if (Tc == 1) {                        // one thread per row group: nothing to fold inside the block
+        store_streaming<Acc, V>(a.y + row0, acc);  // its own V rows (V divides m): one vector store
+    } else if (Tc == 1) {                          // one thread per row group: nothing to fold inside the block
 #pragma unroll
         for (int k = 0; k < V; ++k)
             if (row0 + k < m) put_row_sum(a, cluster_sums, row0 + k, tr * V + k, acc[k]);
@@ -75,7 +79,7 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
         }
         __syncthreads();
         for (int o = tid; o < count; o += blockDim.x) {
-            T sum = 0;
+            Acc sum = 0;
             for (int g = 0; g < groups; ++g) sum += folded[g * outs + o];
             put_row_sum(a, cluster_sums, base + o, o, sum);
         }
@@ -94,3 +98,6 @@ const void* col_kernel(int vector, int unroll) {
 
 template const void* col_kernel<float>(int, int);
 template const void* col_kernel<double>(int, int);
+template const void* col_kernel<__nv_bfloat16>(int, int);
+template const void* col_kernel<__half>(int, int);
+template const void* col_kernel<__nv_fp8_e4m3>(int, int);

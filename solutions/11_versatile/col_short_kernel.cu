@@ -11,11 +11,12 @@ namespace {
 // vector at a time.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_col_short(const GemvArgs<T> a) {
+    using Acc = typename GemvArgs<T>::Acc;
     const std::int64_t m = a.m, stride = std::int64_t(blockDim.x) * V;
     const std::int64_t row0 = std::int64_t(blockIdx.x) * U * stride + std::int64_t(threadIdx.x) * V;
-    T acc[U][V] = {};
+    Acc acc[U][V] = {};
     for (std::int64_t j = 0; j < a.n; ++j) {
-        const T xj = __ldg(a.x + j);
+        const Acc xj = gemv::widen(load_one_cached(a.x + j));
         T v[U][V];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -23,17 +24,17 @@ __global__ void __launch_bounds__(1024) gemv_col_short(const GemvArgs<T> a) {
                 load_streaming<T, V>(a.A + j * m + row0 + u * stride, v[u]);
             } else {
 #pragma unroll
-                for (int k = 0; k < V; ++k) v[u][k] = 0;
+                for (int k = 0; k < V; ++k) v[u][k] = T{};
             }
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)
 #pragma unroll
-            for (int k = 0; k < V; ++k) acc[u][k] += v[u][k] * xj;
+            for (int k = 0; k < V; ++k) acc[u][k] += gemv::widen(v[u][k]) * xj;
     }
 #pragma unroll
     for (int u = 0; u < U; ++u)
-        if (row0 + u * stride < m) store_streaming<T, V>(a.y + row0 + u * stride, acc[u]);  // V divides m
+        if (row0 + u * stride < m) store_streaming<Acc, V>(a.y + row0 + u * stride, acc[u]);  // V divides m
 }
 // END EXCERPT col_short
 
@@ -48,3 +49,6 @@ const void* col_short_kernel(int vector, int unroll) {
 
 template const void* col_short_kernel<float>(int, int);
 template const void* col_short_kernel<double>(int, int);
+template const void* col_short_kernel<__nv_bfloat16>(int, int);
+template const void* col_short_kernel<__half>(int, int);
+template const void* col_short_kernel<__nv_fp8_e4m3>(int, int);

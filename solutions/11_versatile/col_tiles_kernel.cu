@@ -16,20 +16,21 @@ __device__ __forceinline__ void load_tile(const GemvArgs<T>& a, std::int64_t t, 
     load_cached<T, V>(a.x + t * V, xv);
 }
 
-template <class T, int V, int M>
-__device__ __forceinline__ void add_tile(const T (&v)[M][V], const T (&xv)[V], T (&acc)[M]) {
+template <class T, int V, int M, class Acc>
+__device__ __forceinline__ void add_tile(const T (&v)[M][V], const T (&xv)[V], Acc (&acc)[M]) {
 #pragma unroll
     for (int c = 0; c < V; ++c)
 #pragma unroll
-        for (int i = 0; i < M; ++i) acc[i] += v[(c * M + i) / V][(c * M + i) % V] * xv[c];
+        for (int i = 0; i < M; ++i) acc[i] += gemv::widen(v[(c * M + i) / V][(c * M + i) % V]) * gemv::widen(xv[c]);
 }
 
 template <class T, int V, int U, int M>
 __global__ void __launch_bounds__(1024) gemv_col_tiles(const GemvArgs<T> a) {
-    __shared__ T block_y[M];
+    using Acc = typename GemvArgs<T>::Acc;
+    __shared__ Acc block_y[M];
     const std::int64_t tiles = a.n / V, stride = std::int64_t(gridDim.x) * blockDim.x;
     std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    T acc[M] = {};
+    Acc acc[M] = {};
     for (; t + (U - 1) * stride < tiles; t += U * stride) {  // U tiles in flight
         T v[U][M][V], xv[U][V];
 #pragma unroll
@@ -45,7 +46,7 @@ __global__ void __launch_bounds__(1024) gemv_col_tiles(const GemvArgs<T> a) {
     if (blockIdx.x == 0 && threadIdx.x < a.n % V) {  // the last n mod V columns, a thread each
         const std::int64_t j = tiles * V + threadIdx.x;
 #pragma unroll
-        for (int i = 0; i < M; ++i) acc[i] += a.A[j * M + i] * __ldg(a.x + j);
+        for (int i = 0; i < M; ++i) acc[i] += gemv::widen(a.A[j * M + i]) * gemv::widen(load_one_cached(a.x + j));
     }
     // END EXCERPT col_tiles
     // The block's M sums: shuffles inside each warp, then the warps' sums added in shared memory.
@@ -73,3 +74,6 @@ const void* col_tiles_kernel(int m, int unroll) {
 
 template const void* col_tiles_kernel<float>(int, int);
 template const void* col_tiles_kernel<double>(int, int);
+template const void* col_tiles_kernel<__nv_bfloat16>(int, int);
+template const void* col_tiles_kernel<__half>(int, int);
+template const void* col_tiles_kernel<__nv_fp8_e4m3>(int, int);

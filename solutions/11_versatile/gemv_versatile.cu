@@ -117,6 +117,7 @@ std::string describe(const VersatilePlan& p) {
 
 template <class T>
 VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    using Acc = gemv::accumulator_t<T>;  // what sums are kept in: shared memory and the workspace
     VersatilePlan p;
     p.layout = kernel_layout(layout, m, n);
     const std::string why = versatile_invalid(c, p.layout, m, n, sizeof(T));
@@ -146,18 +147,18 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
         case Family::col: {
             l.grid = dim3(blocks, static_cast<unsigned>(c.blocks_per_row));
             const int groups = lanes < 32 ? c.block / 32 : c.threads_per_row;  // fold buffer: rows x groups
-            l.dynamic_shared = c.threads_per_row == 1 ? 0 : std::size_t(groups) * lanes * c.vector * sizeof(T);
-            if (cluster) l.dynamic_shared += std::size_t(lanes) * c.vector * sizeof(T);
+            l.dynamic_shared = c.threads_per_row == 1 ? 0 : std::size_t(groups) * lanes * c.vector * sizeof(Acc);
+            if (cluster) l.dynamic_shared += std::size_t(lanes) * c.vector * sizeof(Acc);
             break;
         }
         case Family::row:
             l.grid = dim3(blocks, static_cast<unsigned>(c.blocks_per_row));
-            l.dynamic_shared = c.threads_per_row > 32 ? std::size_t(c.block / 32) * sizeof(T) : 0;
-            if (cluster) l.dynamic_shared += std::size_t(lanes) * sizeof(T);
+            l.dynamic_shared = c.threads_per_row > 32 ? std::size_t(c.block / 32) * sizeof(Acc) : 0;
+            if (cluster) l.dynamic_shared += std::size_t(lanes) * sizeof(Acc);
             break;
         case Family::col_flat:
             l.grid = dim3(static_cast<unsigned>(c.blocks_per_row));
-            l.dynamic_shared = std::size_t(m) * sizeof(T);
+            l.dynamic_shared = std::size_t(m) * sizeof(Acc);  // the block's row sums
             break;
         case Family::col_short:
         case Family::row_short:
@@ -173,7 +174,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
             break;
     }
     if (c.combine == Combine::last_block)
-        p.workspace_bytes = partial_bytes(p, sizeof(T)) + std::size_t(blocks) * sizeof(unsigned);
+        p.workspace_bytes = partial_bytes(p, sizeof(Acc)) + std::size_t(blocks) * sizeof(unsigned);
     p.traffic = traffic_of(p);
     return p;
 }
@@ -188,16 +189,17 @@ VersatileGemv<T>::VersatileGemv(const VersatileConfig& c, gemv::Layout layout, s
 }
 
 template <class T>
-void VersatileGemv<T>::operator()(const T* A, const T* x, T* y, cudaStream_t stream) const {
+void VersatileGemv<T>::operator()(const T* A, const T* x, gemv::accumulator_t<T>* y, cudaStream_t stream) const {
+    using Acc = gemv::accumulator_t<T>;
     const VersatilePlan& p = plan_;
     for (const void* ptr : {static_cast<const void*>(A), static_cast<const void*>(x), static_cast<const void*>(y)})
         if (reinterpret_cast<std::uintptr_t>(ptr) % 16)
             throw gemv::UsageError("step 11 reads A, x and y with 16-byte loads: they must be 16-byte aligned");
-    if (p.zero_y_first) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(p.m) * sizeof(T), stream));
+    if (p.zero_y_first) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(p.m) * sizeof(Acc), stream));
     GemvArgs<T> args{A, x, y, p.m, p.n, p.config.threads_per_row, p.cols_per_block, p.config.combine, nullptr, nullptr};
     if (workspace_) {
-        args.partial = reinterpret_cast<T*>(workspace_->data());
-        args.arrived = reinterpret_cast<unsigned*>(workspace_->data() + partial_bytes(p, sizeof(T)));
+        args.partial = reinterpret_cast<Acc*>(workspace_->data());
+        args.arrived = reinterpret_cast<unsigned*>(workspace_->data() + partial_bytes(p, sizeof(Acc)));
     }
     cudaLaunchConfig_t config = {};
     config.gridDim = p.launch.grid;
@@ -219,5 +221,11 @@ void VersatileGemv<T>::operator()(const T* A, const T* x, T* y, cudaStream_t str
 
 template VersatilePlan plan_versatile<float>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
 template VersatilePlan plan_versatile<double>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
+template VersatilePlan plan_versatile<__nv_bfloat16>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
+template VersatilePlan plan_versatile<__half>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
+template VersatilePlan plan_versatile<__nv_fp8_e4m3>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
 template class VersatileGemv<float>;
 template class VersatileGemv<double>;
+template class VersatileGemv<__nv_bfloat16>;
+template class VersatileGemv<__half>;
+template class VersatileGemv<__nv_fp8_e4m3>;

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "device.hpp"
+#include "formats.hpp"
 #include "versatile_config.hpp"
 
 enum class Family { col, col_short, col_flat, col_tiles, row, row_short, row_flat, row_tiles };
@@ -45,14 +46,16 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
 // "col kernel, read as row-major (the same bytes)": what runs, for the report.
 std::string describe(const VersatilePlan& p);
 
-// y = A·x with one plan. It owns the workspace the plan needs (zeroed once; the kernels leave it
-// zeroed), so it runs one product at a time, in stream order; copies share the workspace.
+// y = A·x with one plan, A and x stored in T (float, double, or step 15's bf16, fp16 and fp8), y
+// in the type the products are added up in. It owns the workspace the plan needs (zeroed once;
+// the kernels leave it zeroed), so it runs one product at a time, in stream order; copies share
+// the workspace.
 template <class T>
 class VersatileGemv {
 public:
     VersatileGemv(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
     // A, x and y 16-byte aligned (as cudaMalloc returns them): UsageError otherwise.
-    void operator()(const T* A, const T* x, T* y, cudaStream_t stream) const;
+    void operator()(const T* A, const T* x, gemv::accumulator_t<T>* y, cudaStream_t stream) const;
     const VersatilePlan& plan() const { return plan_; }
 
 private:

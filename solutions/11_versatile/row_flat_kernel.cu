@@ -18,13 +18,14 @@ __device__ __forceinline__ void store_vector(T* p, const T (&in)[V]) {
 // it up from there.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
+    using Acc = typename GemvArgs<T>::Acc;
     T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned load they start in
     const int G = a.threads_per_row, rows = blockDim.x / G, r = threadIdx.x / G, g = threadIdx.x % G;
     const std::int64_t n = a.n, row0 = std::int64_t(blockIdx.x) * rows;
     const std::int64_t begin = row0 * n, end = min(a.m, row0 + rows) * n;
     const std::int64_t first = begin / V * V, stride = std::int64_t(blockDim.x) * V;
     std::int64_t e = first + std::int64_t(threadIdx.x) * V;
-    T acc = 0;
+    Acc acc = 0;
     // BEGIN SOLUTION copy A[first, end) to tile, U aligned loads in flight; then acc = row r of the tile · x
     for (; e + (U - 1) * stride < end; e += U * stride) {
         T v[U][V];
@@ -41,7 +42,7 @@ __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
     __syncthreads();
     const T* row = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
     if (row0 + r < a.m)
-        for (std::int64_t j = g; j < n; j += G) acc += row[j] * __ldg(a.x + j);
+        for (std::int64_t j = g; j < n; j += G) acc += gemv::widen(row[j]) * gemv::widen(load_one_cached(a.x + j));
     // END SOLUTION
     for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (g == 0 && row0 + r < a.m) a.y[row0 + r] = acc;
@@ -59,3 +60,6 @@ const void* row_flat_kernel(int vector, int unroll) {
 
 template const void* row_flat_kernel<float>(int, int);
 template const void* row_flat_kernel<double>(int, int);
+template const void* row_flat_kernel<__nv_bfloat16>(int, int);
+template const void* row_flat_kernel<__half>(int, int);
+template const void* row_flat_kernel<__nv_fp8_e4m3>(int, int);

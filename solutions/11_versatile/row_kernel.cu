@@ -1,6 +1,8 @@
 // Row-major A, in place: G = threads_per_row threads share a row (1, a warp, or the whole block)
 // and stride along it V elements at a time; with several blocks a row, each block adds up one
 // slice of the columns.
+// A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
+// before it is multiplied (the identity for float and double; float for step 15's formats).
 #include "versatile_device.cuh"
 #include "versatile_kernels.cuh"
 
@@ -9,9 +11,10 @@ namespace {
 // This thread's part of row · x over the columns [c_begin, c_end), a multiple of V long: thread
 // g of the row loads V elements at c_begin + g·V, then G·V further on, and so on.
 template <class T, int V, int U>
-__device__ T row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin, std::int64_t c_end) {
+__device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
+                                              std::int64_t c_end) {
     const int G = a.threads_per_row, g = threadIdx.x % G;
-    T acc = 0;
+    typename GemvArgs<T>::Acc acc = 0;
     // BEGIN SOLUTION stride along the row from j = c_begin + g*V by G*V: acc += A[row*n + j + k] * x[j + k]
     const T* r = a.A + row * a.n;
     const std::int64_t step = std::int64_t(G) * V;
@@ -26,14 +29,14 @@ __device__ T row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_beg
 #pragma unroll
         for (int u = 0; u < U; ++u)
 #pragma unroll
-            for (int k = 0; k < V; ++k) acc += v[u][k] * xv[u][k];
+            for (int k = 0; k < V; ++k) acc += gemv::widen(v[u][k]) * gemv::widen(xv[u][k]);
     }
     for (; j < c_end; j += step) {
         T v[V], xv[V];
         load_streaming<T, V>(r + j, v);
         load_cached<T, V>(a.x + j, xv);
 #pragma unroll
-        for (int k = 0; k < V; ++k) acc += v[k] * xv[k];
+        for (int k = 0; k < V; ++k) acc += gemv::widen(v[k]) * gemv::widen(xv[k]);
     }
     // END SOLUTION
     return acc;
@@ -41,15 +44,16 @@ __device__ T row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_beg
 
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
+    using Acc = typename GemvArgs<T>::Acc;
     const int G = a.threads_per_row, tid = threadIdx.x, g = tid % G, r = tid / G, rows = blockDim.x / G;
-    T* cluster_sums = gemv::dynamic_shared<T>();
-    T* folded = cluster_sums + (a.combine == Combine::cluster ? rows : 0);
+    Acc* cluster_sums = gemv::dynamic_shared<Acc>();
+    Acc* folded = cluster_sums + (a.combine == Combine::cluster ? rows : 0);
     const std::int64_t row = std::int64_t(blockIdx.x) * rows + r;
     // Row blocks run side by side (x varies fastest): each starts on another slice, so that they
     // do not all read the same columns of rows whose starts are a power of two bytes apart.
     const std::int64_t slice = (std::int64_t(blockIdx.y) + blockIdx.x) % gridDim.y;
     const std::int64_t c_begin = slice * a.cols_per_block, c_end = min(a.n, c_begin + a.cols_per_block);
-    T acc = 0;
+    Acc acc = 0;
     if (row < a.m) acc = row_part<T, V, U>(a, row, c_begin, c_end);
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
     for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
@@ -77,3 +81,6 @@ const void* row_kernel(int vector, int unroll) {
 
 template const void* row_kernel<float>(int, int);
 template const void* row_kernel<double>(int, int);
+template const void* row_kernel<__nv_bfloat16>(int, int);
+template const void* row_kernel<__half>(int, int);
+template const void* row_kernel<__nv_fp8_e4m3>(int, int);

@@ -9,10 +9,11 @@ namespace {
 // any, so that bytes stay in flight where a row alone is one load (Sørensen's WORKSIZE_m).
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_row_short(const GemvArgs<T> a) {
+    using Acc = typename GemvArgs<T>::Acc;
     const int G = a.threads_per_row, tid = threadIdx.x, g = tid % G, rows = blockDim.x / G;
     const std::int64_t first = std::int64_t(blockIdx.x) * rows * U + tid / G;
     const std::int64_t j = std::int64_t(g) * V;
-    T xv[V] = {}, v[U][V];
+    T xv[V] = {}, v[U][V];  // {}: zero in every format
     if (j < a.n) load_cached<T, V>(a.x + j, xv);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -21,14 +22,14 @@ __global__ void __launch_bounds__(1024) gemv_row_short(const GemvArgs<T> a) {
             load_streaming<T, V>(a.A + row * a.n + j, v[u]);
         } else {
 #pragma unroll
-            for (int k = 0; k < V; ++k) v[u][k] = 0;
+            for (int k = 0; k < V; ++k) v[u][k] = T{};
         }
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-        T acc = 0;
+        Acc acc = 0;
 #pragma unroll
-        for (int k = 0; k < V; ++k) acc += v[u][k] * xv[k];
+        for (int k = 0; k < V; ++k) acc += gemv::widen(v[u][k]) * gemv::widen(xv[k]);
         for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
         const std::int64_t row = first + std::int64_t(u) * rows;
         if (g == 0 && row < a.m) a.y[row] = acc;
@@ -47,3 +48,6 @@ const void* row_short_kernel(int vector, int unroll) {
 
 template const void* row_short_kernel<float>(int, int);
 template const void* row_short_kernel<double>(int, int);
+template const void* row_short_kernel<__nv_bfloat16>(int, int);
+template const void* row_short_kernel<__half>(int, int);
+template const void* row_short_kernel<__nv_fp8_e4m3>(int, int);

@@ -11,10 +11,11 @@ namespace {
 // block's worth apart, and loads them all before using any.
 template <class T, int V, int U, int N>
 __global__ void __launch_bounds__(1024) gemv_row_tiles(const GemvArgs<T> a) {
+    using Acc = typename GemvArgs<T>::Acc;
     const std::int64_t tiles = a.m / V, first = std::int64_t(blockIdx.x) * U * blockDim.x + threadIdx.x;
-    T x[N];
+    Acc x[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) x[k] = __ldg(a.x + k);
+    for (int k = 0; k < N; ++k) x[k] = gemv::widen(load_one_cached(a.x + k));
     T v[U][N][V];
 #pragma unroll
     for (int u = 0; u < U; ++u)
@@ -24,16 +25,17 @@ __global__ void __launch_bounds__(1024) gemv_row_tiles(const GemvArgs<T> a) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         if (first + u * blockDim.x >= tiles) continue;
-        T out[V] = {};
+        Acc out[V] = {};
 #pragma unroll
-        for (int e = 0; e < N * V; ++e) out[e / N] += v[u][e / V][e % V] * x[e % N];  // row e / N, column e % N
-        store_streaming<T, V>(a.y + (first + u * blockDim.x) * V, out);
+        for (int e = 0; e < N * V; ++e)
+            out[e / N] += gemv::widen(v[u][e / V][e % V]) * x[e % N];  // row e / N, column e % N
+        store_streaming<Acc, V>(a.y + (first + u * blockDim.x) * V, out);
     }
     if (blockIdx.x == 0 && threadIdx.x < a.m % V) {  // the last m mod V rows, a thread each
         const std::int64_t i = tiles * V + threadIdx.x;
-        T sum = 0;
+        Acc sum = 0;
 #pragma unroll
-        for (int k = 0; k < N; ++k) sum += a.A[i * N + k] * x[k];
+        for (int k = 0; k < N; ++k) sum += gemv::widen(a.A[i * N + k]) * x[k];
         a.y[i] = sum;
     }
 }
@@ -51,3 +53,6 @@ const void* row_tiles_kernel(int n, int unroll) {
 
 template const void* row_tiles_kernel<float>(int, int);
 template const void* row_tiles_kernel<double>(int, int);
+template const void* row_tiles_kernel<__nv_bfloat16>(int, int);
+template const void* row_tiles_kernel<__half>(int, int);
+template const void* row_tiles_kernel<__nv_fp8_e4m3>(int, int);

@@ -7,26 +7,34 @@
 #include <cstdint>
 #include <cstring>
 
+#include "formats.hpp"
 #include "shared_memory.cuh"
 #include "versatile_config.hpp"
 
-// Every kernel of step 11 takes this one argument: it reads the fields its family needs.
+// Every kernel of step 11 takes this one argument: it reads the fields its family needs. A and x
+// are stored in T; products are added up, and y stored, in Acc (T itself for float and double,
+// float for the 16- and 8-bit formats of step 15).
 template <class T>
 struct GemvArgs {
+    using Acc = gemv::accumulator_t<T>;
     const T* A;
     const T* x;
-    T* y;
+    Acc* y;
     std::int64_t m, n;
     int threads_per_row;          // threads of a block that share a row (column-major: along the columns)
     std::int64_t cols_per_block;  // columns in one block's slice of a row, a multiple of the vector
     Combine combine;
-    T* partial;         // last_block: blocks_per_row partial sums a row (flat column-major: m running sums)
+    Acc* partial;       // last_block: blocks_per_row partial sums a row (flat column-major: m running sums)
     unsigned* arrived;  // last_block: how many blocks of each row group have finished
 };
 
 // V elements of T as one load of V·sizeof(T) bytes (2 to 16), whatever T is.
 template <int Bytes>
 struct RawOf;
+template <>
+struct RawOf<1> {
+    using type = unsigned char;
+};
 template <>
 struct RawOf<2> {
     using type = unsigned short;
@@ -60,12 +68,25 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     memcpy(out, &v, sizeof v);
 }
 
-// V elements of y in one store; y is written once, so it need not stay in cache (__stcs).
+// One element, as a load of its own size (the 8-bit formats have no __ldg of their own).
+template <class T>
+__device__ __forceinline__ T load_one_cached(const T* p) {
+    T v[1];
+    load_cached<T, 1>(p, v);
+    return v[0];
+}
+
+// V elements of y in 16-byte stores (one where V·sizeof(T) <= 16); y is written once, so it need
+// not stay in cache (__stcs).
 template <class T, int V>
 __device__ __forceinline__ void store_streaming(T* p, const T (&in)[V]) {
-    Raw<T, V> v;
-    memcpy(&v, in, sizeof v);
-    __stcs(reinterpret_cast<Raw<T, V>*>(p), v);
+    constexpr int piece = V * sizeof(T) < 16 ? V : 16 / int(sizeof(T));  // elements a store
+#pragma unroll
+    for (int k = 0; k < V; k += piece) {
+        Raw<T, piece> v;
+        memcpy(&v, in + k, sizeof v);
+        __stcs(reinterpret_cast<Raw<T, piece>*>(p + k), v);
+    }
 }
 
 // V elements from flat index e on, those at or past `end` set to 0 and not loaded.
@@ -75,7 +96,14 @@ __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int6
         load_streaming<T, V>(A + e, out);
     } else {
 #pragma unroll
-        for (int k = 0; k < V; ++k) out[k] = e + k < end ? __ldcs(A + e + k) : T(0);
+        for (int k = 0; k < V; ++k) {
+            out[k] = T{};  // zero in every format
+            if (e + k < end) {
+                T one[1];
+                load_streaming<T, 1>(A + e + k, one);
+                out[k] = one[0];
+            }
+        }
     }
 }
 
@@ -83,15 +111,15 @@ __device__ __forceinline__ void load_until(const T* A, std::int64_t e, std::int6
 // `sums` (its shared memory); block 0 of the cluster reads them all through distributed shared
 // memory, adds them in rank order (the same result on every run) and stores y. Every thread of
 // every block of the cluster must call this.
-template <class T>
-__device__ void add_up_in_cluster(T* sums, T* y, std::int64_t base, int count) {
+template <class Acc>
+__device__ void add_up_in_cluster(Acc* sums, Acc* y, std::int64_t base, int count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
     cluster.sync();  // every block's sums are written
     if (cluster.block_rank() == 0)
         for (int o = threadIdx.x; o < count; o += blockDim.x) {
-            T total = 0;
+            Acc total = 0;
             for (unsigned r = 0; r < cluster.num_blocks(); ++r) total += cluster.map_shared_rank(sums, r)[o];
             y[base + o] = total;
         }
@@ -114,7 +142,7 @@ __device__ void add_up_in_last_block(const GemvArgs<T>& a, std::int64_t base, in
     if (!last) return;
     __threadfence();
     for (int o = threadIdx.x; o < count; o += blockDim.x) {
-        T total = 0;
+        typename GemvArgs<T>::Acc total = 0;
         for (unsigned b = 0; b < gridDim.y; ++b) total += __ldcg(a.partial + std::int64_t(b) * a.m + base + o);
         a.y[base + o] = total;
     }
@@ -124,8 +152,8 @@ __device__ void add_up_in_last_block(const GemvArgs<T>& a, std::int64_t base, in
 
 // The block's sum of `row`, the o-th of its rows: stored, added atomically, or kept for the
 // cluster or the last block (then every thread calls finish_rows).
-template <class T>
-__device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, T* cluster_sums, std::int64_t row, int o, T sum) {
+template <class T, class Acc = typename GemvArgs<T>::Acc>
+__device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, Acc* cluster_sums, std::int64_t row, int o, Acc sum) {
     switch (a.combine) {
         case Combine::store:
             a.y[row] = sum;
@@ -142,8 +170,8 @@ __device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, T* cluster_sum
     }
 }
 
-template <class T>
-__device__ __forceinline__ void finish_rows(const GemvArgs<T>& a, T* cluster_sums, std::int64_t base, int count) {
+template <class T, class Acc = typename GemvArgs<T>::Acc>
+__device__ __forceinline__ void finish_rows(const GemvArgs<T>& a, Acc* cluster_sums, std::int64_t base, int count) {
     if (a.combine == Combine::cluster) add_up_in_cluster(cluster_sums, a.y, base, count);
     if (a.combine == Combine::last_block) add_up_in_last_block(a, base, count);
 }
@@ -152,8 +180,8 @@ __device__ __forceinline__ void finish_rows(const GemvArgs<T>& a, T* cluster_sum
 // memory, are stored (a grid of one block), added atomically into y (zeroed first), or added
 // atomically into a.partial, which the last block to finish moves to y and zeroes for the next
 // launch (one launch, no memset). Every thread must call it.
-template <class T>
-__device__ void add_block_to_y(const GemvArgs<T>& a, const T* block_y) {
+template <class T, class Acc = typename GemvArgs<T>::Acc>
+__device__ void add_block_to_y(const GemvArgs<T>& a, const Acc* block_y) {
     const std::int64_t m = a.m;
     if (a.combine == Combine::store) {
         for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) a.y[i] = block_y[i];

@@ -26,8 +26,8 @@ template <class T>
 const void* row_tiles_kernel(int n, int unroll);  // row-major, 2 or 3 columns: tiles of whole rows
 
 // Calls pick(V, U), V and U as std::integral_constant, for the run-time vector and unroll: the
-// one place that lists which instances exist (V·sizeof(T) at most 16 bytes; U 1, 2 or 4, and 8
-// or 16 where a load is narrower than 16 bytes, as versatile_invalid says).
+// one place that lists which instances exist (V a power of two, V·sizeof(T) at most 16 bytes; U
+// 1, 2 or 4, and 8 or 16 where a load is narrower than 16 bytes, as versatile_invalid says).
 template <int K>
 using Const = std::integral_constant<int, K>;
 
@@ -58,6 +58,12 @@ const void* instance_for(int vector, int unroll, Pick pick) {
             break;
         case 4:
             if constexpr (4 * sizeof(T) <= 16) return with_unroll(Const<4>{});
+            break;
+        case 8:  // 16- and 8-bit formats (step 15)
+            if constexpr (8 * sizeof(T) <= 16) return with_unroll(Const<8>{});
+            break;
+        case 16:  // 8-bit formats
+            if constexpr (16 * sizeof(T) <= 16) return with_unroll(Const<16>{});
             break;
     }
     return nullptr;

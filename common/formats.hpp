@@ -1,0 +1,84 @@
+// The number formats A and x may be stored in, and what a product of them is added up in. float
+// and double add up in their own precision; the 16- and 8-bit formats language models store
+// their weights in (bf16, fp16, fp8 e4m3) add up in float: the bytes shrink, the sum does not.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cstddef>
+
+#ifdef __CUDACC__
+#define GEMV_FORMAT_HOST_DEVICE __host__ __device__
+#else
+#define GEMV_FORMAT_HOST_DEVICE
+#endif
+
+namespace gemv {
+
+template <class T>
+struct Storage;  // name, accumulator type, and the unit roundoff of storing a value in T
+
+template <>
+struct Storage<float> {
+    using accumulator = float;
+    static constexpr const char* name = "float";
+    static constexpr double unit_roundoff = 0x1.0p-24;
+};
+template <>
+struct Storage<double> {
+    using accumulator = double;
+    static constexpr const char* name = "double";
+    static constexpr double unit_roundoff = 0x1.0p-53;
+};
+template <>
+struct Storage<__nv_bfloat16> {  // float's 8-bit exponent, 8 significant bits
+    using accumulator = float;
+    static constexpr const char* name = "bf16";
+    static constexpr double unit_roundoff = 0x1.0p-8;
+};
+template <>
+struct Storage<__half> {  // 5-bit exponent (largest 65504), 11 significant bits
+    using accumulator = float;
+    static constexpr const char* name = "fp16";
+    static constexpr double unit_roundoff = 0x1.0p-11;
+};
+template <>
+struct Storage<__nv_fp8_e4m3> {  // 4-bit exponent (largest 448), 4 significant bits
+    using accumulator = float;
+    static constexpr const char* name = "fp8";
+    static constexpr double unit_roundoff = 0x1.0p-4;
+};
+
+// What a kernel reading A and x in T adds its products up in, and stores y in.
+template <class T>
+using accumulator_t = typename Storage<T>::accumulator;
+
+// A stored value in the accumulator's type: exact (every bf16, fp16 and fp8 value is a float).
+template <class T>
+GEMV_FORMAT_HOST_DEVICE inline accumulator_t<T> widen(T v) {
+    return static_cast<accumulator_t<T>>(v);
+}
+
+// A value rounded to T (to nearest; fp8 saturates at ±448 instead of becoming NaN).
+template <class T>
+GEMV_FORMAT_HOST_DEVICE inline T narrow(double v) {
+    return T(v);
+}
+template <>
+GEMV_FORMAT_HOST_DEVICE inline __nv_bfloat16 narrow<__nv_bfloat16>(double v) {
+    return __double2bfloat16(v);
+}
+template <>
+GEMV_FORMAT_HOST_DEVICE inline __half narrow<__half>(double v) {
+    return __double2half(v);
+}
+template <>
+GEMV_FORMAT_HOST_DEVICE inline __nv_fp8_e4m3 narrow<__nv_fp8_e4m3>(double v) {
+    __nv_fp8_e4m3 r;
+    r.__x = __nv_cvt_double_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
+    return r;
+}
+
+}  // namespace gemv
