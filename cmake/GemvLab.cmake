@@ -128,9 +128,9 @@ function(gemv_add_program_tests program labels bad_args)
       "unknown_option|2|unknown option|--bogus,1"
       "unknown_option_last|2|unknown option '--bogus'|--bogus"
       "missing_value|2|needs a value|--m"
-      "bad_precision|2|--precision is float or double|--precision,half"
+      "bad_precision|2|--precision is .* here, not .half.|--precision,half"
       "bad_layout|2|--layout is row or col|--layout,diagonal"
-      "bytes_overflow|2|overflows 64 bits|--m,4000000000,--n,4000000000,--precision,double"
+      "bytes_overflow|2|overflows 64 bits|--m,5000000000,--n,5000000000"
       "help|0|usage: ${program}|--help")
   foreach(c IN LISTS bad_args)
     string(FIND "${c}" "|" bar)  # name|regex|args -> name|2|regex|args

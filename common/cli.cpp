@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
@@ -45,7 +46,9 @@ std::string usage(const StepSpec& spec) {
       << "  " << spec.title << "\n\n"
       << "  --m ROWS            rows of A (default " << spec.default_m << ")\n"
       << "  --n COLS            columns of A (default " << spec.default_n << ")\n"
-      << "  --precision P       float|double (default float)\n";
+      << "  --precision P       ";
+    for (std::size_t i = 0; i < spec.precisions.size(); ++i) u << (i ? "|" : "") << to_string(spec.precisions[i]);
+    u << " (default " << to_string(spec.precisions.front()) << ")\n";
     u << "  --layout L          ";
     for (std::size_t i = 0; i < spec.layouts.size(); ++i) u << (i ? "|" : "") << to_string(spec.layouts[i]);
     u << " (default " << to_string(spec.layouts.front()) << ")\n"
@@ -102,6 +105,7 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
     Options o;
     o.shape = {spec.default_m, spec.default_n, spec.layouts.front()};
     o.reps = spec.default_reps;
+    o.precision = spec.precisions.front();
     for (const auto& so : spec.options) o.step_options[so.name] = so.default_value;
 
     for (int i = 1; i < argc; ++i) {
@@ -133,12 +137,18 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
         } else if (name == "n") {
             o.shape.n = parse_int(name, value, 1, kMaxDim);
         } else if (name == "precision") {
-            if (value == "float")
-                o.precision = Precision::f32;
-            else if (value == "double")
-                o.precision = Precision::f64;
-            else
-                throw UsageError("--precision is float or double, not '" + value + "'");
+            Precision p;
+            const auto& ours = spec.precisions;
+            if (!parse_precision(value, p) || std::find(ours.begin(), ours.end(), p) == ours.end()) {
+                std::string names;
+                for (std::size_t k = 0; k < spec.precisions.size(); ++k)
+                    names += std::string(k == 0                            ? ""
+                                         : k + 1 == spec.precisions.size() ? " or "
+                                                                           : ", ") +
+                             to_string(spec.precisions[k]);
+                throw UsageError("--precision is " + names + " here, not '" + value + "'");
+            }
+            o.precision = p;
         } else if (name == "layout") {
             Layout l;
             if (value == "row")
@@ -194,7 +204,7 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
     }
     // The bytes of A must be countable: m·n·size fits in 64 bits.
     try {
-        model_bytes(o.shape.m, o.shape.n, element_size(o.precision));
+        model_bytes(o.shape.m, o.shape.n, o.precision);
     } catch (const std::overflow_error& e) {
         throw UsageError(std::string("--m ") + std::to_string(o.shape.m) + " --n " + std::to_string(o.shape.n) + ": " +
                          e.what());

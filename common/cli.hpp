@@ -36,7 +36,8 @@ struct StepSpec {
     std::string name;    // "naive"
     std::string title;   // one line: the idea of the step
     bool gpu = false;
-    std::vector<Layout> layouts{Layout::row};  // the first is the default
+    std::vector<Layout> layouts{Layout::row};                           // the first is the default
+    std::vector<Precision> precisions{Precision::f32, Precision::f64};  // the first is the default
     std::int64_t default_m = 4096;
     std::int64_t default_n = 4096;
     int default_reps = 15;

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include "problem.hpp"
+
 #ifdef __CUDACC__
 #define GEMV_FORMAT_HOST_DEVICE __host__ __device__
 #else
@@ -50,6 +52,19 @@ struct Storage<__nv_fp8_e4m3> {  // 4-bit exponent (largest 448), 4 significant 
     static constexpr const char* name = "fp8";
     static constexpr double unit_roundoff = 0x1.0p-4;
 };
+
+template <>
+constexpr Precision precision_of<__nv_bfloat16>() {
+    return Precision::bf16;
+}
+template <>
+constexpr Precision precision_of<__half>() {
+    return Precision::f16;
+}
+template <>
+constexpr Precision precision_of<__nv_fp8_e4m3>() {
+    return Precision::fp8;
+}
 
 // What a kernel reading A and x in T adds its products up in, and stores y in.
 template <class T>

@@ -10,7 +10,27 @@ const char* to_string(Layout layout) {
     return layout == Layout::row ? "row" : "col";
 }
 const char* to_string(Precision p) {
-    return p == Precision::f32 ? "float" : "double";
+    switch (p) {
+        case Precision::f64:
+            return "double";
+        case Precision::bf16:
+            return "bf16";
+        case Precision::f16:
+            return "fp16";
+        case Precision::fp8:
+            return "fp8";
+        default:
+            return "float";
+    }
+}
+
+bool parse_precision(const std::string& text, Precision& out) {
+    for (Precision p : {Precision::f32, Precision::f64, Precision::bf16, Precision::f16, Precision::fp8})
+        if (text == to_string(p)) {
+            out = p;
+            return true;
+        }
+    return false;
 }
 const char* layout_word(Layout layout) {
     return layout == Layout::row ? "row-major" : "column-major";
@@ -38,6 +58,14 @@ std::uint64_t model_bytes(std::int64_t m, std::int64_t n, std::size_t elem_size)
     const auto xy =
         checked_mul(static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(n), elem_size, "the bytes of x and y");
     return checked_add(a, xy, "the bytes of A, x and y");
+}
+
+std::uint64_t model_bytes(std::int64_t m, std::int64_t n, Precision precision) {
+    const std::size_t elem = element_size(precision), out = output_size(precision);
+    const auto ax =
+        checked_add(matrix_bytes(m, n, elem), checked_mul(static_cast<std::uint64_t>(n), elem, "x"), "A, x");
+    return checked_add(ax, checked_mul(static_cast<std::uint64_t>(m), out, "the bytes of y"),
+                       "the bytes of A, x and y");
 }
 
 std::uint64_t model_flops(std::int64_t m, std::int64_t n) {

@@ -10,7 +10,9 @@
 namespace gemv {
 
 enum class Layout { row, col };
-enum class Precision { f32, f64 };
+// How A and x are stored: float and double (steps 01-14), and the formats language models keep
+// their weights in (step 15), added up in float: bf16, fp16 and fp8 (e4m3).
+enum class Precision { f32, f64, bf16, f16, fp8 };
 
 const char* to_string(Layout layout);
 const char* to_string(Precision precision);
@@ -28,8 +30,24 @@ constexpr Precision precision_of<double>() {
 }
 
 inline std::size_t element_size(Precision p) {
-    return p == Precision::f32 ? 4 : 8;
+    switch (p) {
+        case Precision::f64:
+            return 8;
+        case Precision::bf16:
+        case Precision::f16:
+            return 2;
+        case Precision::fp8:
+            return 1;
+        default:
+            return 4;
+    }
 }
+// What y is stored in: the precision the products are added up in (float for bf16, fp16, fp8).
+inline std::size_t output_size(Precision p) {
+    return p == Precision::f64 ? 8 : 4;
+}
+// Parses "float", "double", "bf16", "fp16", "fp8"; false for anything else.
+bool parse_precision(const std::string& text, Precision& out);
 
 struct Shape {
     std::int64_t m = 0;  // rows of A, length of y
@@ -48,6 +66,8 @@ std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, const char* what);
 
 // The one byte model of the lab: A once, x once, y once (the fewest bytes any kernel must move).
 std::uint64_t model_bytes(std::int64_t m, std::int64_t n, std::size_t elem_size);
+// The same where y is wider than A and x (step 15's formats: y in float).
+std::uint64_t model_bytes(std::int64_t m, std::int64_t n, Precision precision);
 // One multiply and one add per element of A.
 std::uint64_t model_flops(std::int64_t m, std::int64_t n);
 // The bytes of A alone, checked.

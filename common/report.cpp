@@ -32,7 +32,7 @@ Metadata cpu_metadata() {
 }
 
 double Result::gbps() const {
-    return static_cast<double>(model_bytes(shape.m, shape.n, element_size(precision))) / (time.median_ms * 1e6);
+    return static_cast<double>(model_bytes(shape.m, shape.n, precision)) / (time.median_ms * 1e6);
 }
 double Result::gflops() const {
     return static_cast<double>(model_flops(shape.m, shape.n)) / (time.median_ms * 1e6);
@@ -136,7 +136,7 @@ Fields fields(const Metadata& meta, const Result& r) {
         {"layout", to_string(r.shape.layout), false},
         {"m", std::to_string(r.shape.m), true},
         {"n", std::to_string(r.shape.n), true},
-        {"bytes", std::to_string(model_bytes(r.shape.m, r.shape.n, element_size(r.precision))), true},
+        {"bytes", std::to_string(model_bytes(r.shape.m, r.shape.n, r.precision)), true},
         {"cache", r.cold ? "cold" : "hot", false},
         {"reps", std::to_string(r.time.reps), true},
         {"median_ms", num(r.time.median_ms), true},
@@ -168,8 +168,8 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
     const Result& f = results.front();
     out << "step " << f.step << " " << f.name << ": " << to_string(f.precision) << ", " << layout_word(f.shape.layout)
         << " A, " << f.shape.m << " x " << f.shape.n << " ("
-        << format_bytes(static_cast<double>(model_bytes(f.shape.m, f.shape.n, element_size(f.precision))))
-        << " moved at least), " << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
+        << format_bytes(static_cast<double>(model_bytes(f.shape.m, f.shape.n, f.precision))) << " moved at least), "
+        << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
         << "on " << meta.device << " (" << meta.units
         << (meta.runtime_version == "-" ? " threads" : " SMs, CUDA runtime ")
         << (meta.runtime_version == "-" ? "" : meta.runtime_version + ", driver " + meta.driver_version) << "), "

@@ -129,6 +129,24 @@ TEST_CASE("the byte and flop model counts in 64 bits past 2^32 elements", "[harn
     REQUIRE(intensity(t, m, n, 4) == Approx(0.25).epsilon(1e-4));  // DESIGN: 0.25 flop/byte in float
 }
 
+TEST_CASE("step 15's formats: A and x in their own size, y in float", "[harness]") {
+    const std::int64_t m = 100000, n = 100000;
+    REQUIRE(model_bytes(m, n, Precision::f32) == model_bytes(m, n, 4));
+    REQUIRE(model_bytes(m, n, Precision::f64) == model_bytes(m, n, 8));
+    REQUIRE(model_bytes(m, n, Precision::bf16) == 2ULL * 10000000000ULL + 2ULL * n + 4ULL * m);
+    REQUIRE(model_bytes(m, n, Precision::f16) == model_bytes(m, n, Precision::bf16));
+    REQUIRE(model_bytes(m, n, Precision::fp8) == 10000000000ULL + 1ULL * n + 4ULL * m);
+    for (Precision p : {Precision::f32, Precision::f64, Precision::bf16, Precision::f16, Precision::fp8}) {
+        Precision back = Precision::f32;
+        REQUIRE(parse_precision(to_string(p), back));
+        REQUIRE(back == p);
+    }
+    Precision unused;
+    REQUIRE_FALSE(parse_precision("half", unused));
+    // Added up in float: the bound of a bf16 product is float's, not bf16's.
+    REQUIRE(error_bound(1.0, 100, Precision::bf16) == error_bound(1.0, 100, Precision::f32));
+}
+
 TEST_CASE("inputs are seeded, in [-1, 1), never constant, the same matrix in both layouts", "[harness]") {
     const auto r = make_problem<double>({37, 41, Layout::row}, 5);
     const auto c = make_problem<double>({37, 41, Layout::col}, 5);
@@ -274,6 +292,7 @@ TEST_CASE("the command line refuses every bad input with a message naming it", "
     REQUIRE(usage_error({"stray"}).find("unexpected argument 'stray'") != std::string::npos);
     REQUIRE(usage_error({"--layout", "row"}).find("not supported") != std::string::npos);
     REQUIRE(usage_error({"--precision", "half"}).find("float or double") != std::string::npos);
+    REQUIRE(usage_error({"--precision", "bf16"}) == "--precision is float or double here, not 'bf16'");
     REQUIRE(usage_error({"--cache", "warm"}).find("cold or hot") != std::string::npos);
     REQUIRE(usage_error({"--format", "xml"}).find("table, csv or json") != std::string::npos);
     REQUIRE(usage_error({"--block-size", "16"}).find("between 32 and 1024") != std::string::npos);
@@ -283,6 +302,18 @@ TEST_CASE("the command line refuses every bad input with a message naming it", "
     REQUIRE(
         usage_error({"--m", "5000000000", "--n", "5000000000", "--precision", "double"}).find("overflows 64 bits") !=
         std::string::npos);
+}
+
+TEST_CASE("a step that declares other precisions takes those and refuses the rest", "[harness][cli]") {
+    StepSpec spec = test_spec();
+    spec.precisions = {Precision::bf16, Precision::f16, Precision::fp8};
+    const char* none[] = {"prog"};
+    REQUIRE(parse_options(1, none, spec).precision == Precision::bf16);  // the first is the default
+    const char* fp8[] = {"prog", "--precision", "fp8"};
+    REQUIRE(parse_options(3, fp8, spec).precision == Precision::fp8);
+    const char* f32[] = {"prog", "--precision", "float"};
+    REQUIRE_THROWS_WITH(parse_options(3, f32, spec), "--precision is bf16, fp16 or fp8 here, not 'float'");
+    REQUIRE(usage(spec).find("--precision P       bf16|fp16|fp8 (default bf16)") != std::string::npos);
 }
 
 TEST_CASE("run_step turns failures into exit codes", "[harness][cli]") {
