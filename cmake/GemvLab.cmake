@@ -15,14 +15,15 @@ endif()
 
 # gemv_add_step(NUMBER 03 NAME naive [GPU] SOURCES main.cpp KERNELS gemv_naive.cu
 #               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_MPI] [NO_LADDER]
-#               [BAD_ARGS "name|message regex|--option,value" ...])
+#               [PRECISIONS bf16 fp16 fp8] [BAD_ARGS "name|message regex|--option,value" ...])
 #
 # Builds, from steps/NN_name/, the program stepNN_name; from solutions/NN_name/ and
 # exercises/NN_name/, the kernel library of each variant in GEMV_VARIANTS; from tests/, one test
 # program per variant labelled stepNN, solution|exercise and gpu. Registers the step for the ladder.
+# PRECISIONS: those the step takes, where not float and double (the ladder runs it in the first).
 # BAD_ARGS: the step's own options out of range, each refused with exit 2 and the message.
 function(gemv_add_step)
-  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS;BAD_ARGS" ${ARGN})
+  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS;BAD_ARGS;PRECISIONS" ${ARGN})
   set(step "${S_NUMBER}_${S_NAME}")
   set(program "step${step}")
   if(S_GPU AND NOT GEMV_HAVE_CUDA)
@@ -114,7 +115,9 @@ function(gemv_add_step)
   gemv_add_program_tests(${program} "${labels};${program_variant}" "${S_BAD_ARGS}")
 
   if(NOT S_NO_LADDER)
-    set_property(GLOBAL APPEND PROPERTY GEMV_LADDER_STEPS "${S_NUMBER}|${S_NAME}|$<TARGET_FILE:${program}>")
+    list(JOIN S_PRECISIONS "," precisions)
+    set_property(GLOBAL APPEND PROPERTY GEMV_LADDER_STEPS
+                 "${S_NUMBER}|${S_NAME}|$<TARGET_FILE:${program}>|${precisions}")
   endif()
   set_property(GLOBAL APPEND PROPERTY GEMV_STEP_PROGRAMS ${program})
 endfunction()
@@ -153,4 +156,41 @@ function(gemv_add_program_tests program labels bad_args)
   # A small default-shaped run: verifies end to end, skipped (77) without a GPU.
   add_test(NAME ${program}_run COMMAND ${program} --m 300 --n 257 --reps 2 --warmup 1)
   set_tests_properties(${program}_run PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
+endfunction()
+
+# gemv_borrowed_solutions(<out_var> 11 12): the target with the solutions of earlier steps that a
+# later step runs as they are (14 and 15 run step 11's kernel and step 12's cuBLAS handle). Where
+# the solution libraries are built anyway it links them; otherwise (the exercises preset) it
+# compiles their sources once, for every step that borrows them.
+function(gemv_borrowed_solutions out_var)
+  set(target "solutions")
+  set(have_all TRUE)
+  foreach(n IN LISTS ARGN)
+    string(APPEND target "_${n}")
+    if(NOT TARGET step${n}_solution_kernels)
+      set(have_all FALSE)
+    endif()
+  endforeach()
+  set(${out_var} ${target} PARENT_SCOPE)
+  if(TARGET ${target})
+    return()
+  endif()
+  if(have_all)
+    add_library(${target} INTERFACE)
+    foreach(n IN LISTS ARGN)
+      target_link_libraries(${target} INTERFACE step${n}_solution_kernels)
+    endforeach()
+    return()
+  endif()
+  add_library(${target} STATIC)
+  target_link_libraries(${target} PUBLIC gemv_common_cuda CUDA::cublas)
+  foreach(n IN LISTS ARGN)
+    get_property(sources GLOBAL PROPERTY GEMV_STEP${n}_SOLUTION_SOURCES)
+    target_sources(${target} PRIVATE ${sources})
+    foreach(src IN LISTS sources)
+      get_filename_component(dir "${src}" DIRECTORY)
+      target_include_directories(${target} PUBLIC "${dir}")
+    endforeach()
+  endforeach()
+  target_compile_definitions(${target} PRIVATE GEMV_TUNING_DIR="${PROJECT_SOURCE_DIR}/solutions/11_versatile/tuning")
 endfunction()

@@ -6,6 +6,7 @@
 
 #include "gemv_versatile.cuh"
 #include "support.hpp"
+#include "versatile_families.hpp"
 
 namespace {
 
@@ -24,61 +25,6 @@ void check(const gemv::HostProblem<T>& p, const VersatileConfig& c, const std::s
     }
 }
 
-void add(std::vector<VersatileConfig>& out, const VersatileConfig& c, gemv::Layout layout, std::int64_t m,
-         std::int64_t n, std::size_t elem) {
-    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
-}
-
-// The families the tuner explores: one thread per row group, threads along the columns or along
-// a row, whole blocks per row, rows split across blocks (each way of combining), flat loads,
-// tiles of whole columns or rows, and the heuristic.
-std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t m, std::int64_t n, std::size_t elem) {
-    const gemv::Layout layout = kernel_layout(problem_layout, m, n);
-    const bool col = layout == gemv::Layout::col;
-    const int widest = widest_vector_of(elem);
-    std::vector<VersatileConfig> out;
-    for (int block : {96, 256})
-        for (int along : {1, 4, 32, 64, block})  // threads down a column (column-major) or along a row
-            for (int unroll : {1, 4, 16})        // 16: only for loads narrower than 16 bytes
-                for (std::int64_t splits : {1, 3})
-                    for (int vector = widest; vector >= 1; vector /= 2) {
-                        if (block % along) break;
-                        const Combine combine = splits == 1 ? Combine::store : Combine::last_block;
-                        VersatileConfig c{block, vector, unroll, col ? block / along : along, splits, combine};
-                        if (versatile_invalid(c, layout, m, n, elem).empty()) {
-                            out.push_back(c);
-                            if (splits > 1 && unroll == 1)
-                                add(out, {c.block, vector, 1, c.threads_per_row, splits, Combine::atomic}, layout, m, n,
-                                    elem);
-                            break;  // the widest vector this shape allows
-                        }
-                    }
-    for (std::int64_t splits : {2, 3, 8})  // clusters of blocks adding in shared memory
-        add(out, {256, 1, 4, col ? 8 : 64, splits, Combine::cluster}, layout, m, n, elem);
-    // Flat. Column-major: on the smallest grid and a larger one, each way of combining. Row-major:
-    // a block's rows through shared memory, with 1, 4 or 32 threads a row.
-    for (int block : {96, 256}) {
-        const std::int64_t unit = flat_grid_unit(m, block, widest);
-        if (col)
-            for (std::int64_t grid : {unit, 7 * unit})
-                for (Combine combine : {Combine::last_block, Combine::atomic})
-                    add(out, {block, widest, 2, block, grid, grid == 1 ? Combine::store : combine, Loads::flat}, layout,
-                        m, n, elem);
-        else
-            for (int along : {1, 4, 32})
-                add(out, {block, widest, 4, along, 1, Combine::store, Loads::flat}, layout, m, n, elem);
-    }
-    for (int unroll : {1, 4}) {  // tiles: m (column-major) or n (row-major) of 2 or 3
-        add(out, {256, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
-        for (std::int64_t grid : {1, 5})
-            for (Combine combine : {Combine::last_block, Combine::atomic})
-                add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : combine, Loads::tiles}, layout, m,
-                    n, elem);
-    }
-    out.push_back(versatile_heuristic(layout, m, n, elem, 132));
-    return out;
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("step 11: the versatile kernel computes y = A*x on every awkward shape", "[step11][gpu]", float,
@@ -89,7 +35,7 @@ TEMPLATE_TEST_CASE("step 11: the versatile kernel computes y = A*x on every awkw
             const auto p = gemv::make_problem<TestType>(shape, 23);
             const auto what = gemv_test::describe(d, layout, gemv::to_string(gemv::precision_of<TestType>()));
             const bool big = d.m * d.n > 100000;
-            const auto configs = families(layout, d.m, d.n, sizeof(TestType));
+            const auto configs = gemv_test::families(layout, d.m, d.n, sizeof(TestType));
             for (std::size_t k = 0; k < configs.size(); ++k)
                 if (!big || k % 5 == 0 || k + 1 == configs.size() || configs[k].loads == Loads::tiles)
                     check(p, configs[k], what);
@@ -105,7 +51,7 @@ TEMPLATE_TEST_CASE("step 11: tiles, short rows and the last block are right one 
         for (const auto& d : shapes) {
             const auto p = gemv::make_problem<TestType>({d.m, d.n, layout}, 31);
             const auto what = gemv_test::describe(d, layout, gemv::to_string(gemv::precision_of<TestType>()));
-            for (const auto& c : families(layout, d.m, d.n, sizeof(TestType)))
+            for (const auto& c : gemv_test::families(layout, d.m, d.n, sizeof(TestType)))
                 if (c.loads == Loads::tiles || c.combine == Combine::last_block ||
                     short_rows(c, kernel_layout(layout, d.m, d.n), d.n))
                     check(p, c, what);
@@ -120,7 +66,8 @@ TEMPLATE_TEST_CASE("step 11: NaN and Inf in the input reach y exactly where the 
         p.A[std::size_t(gemv::index_of(shape, 7, 11))] = std::numeric_limits<TestType>::quiet_NaN();
         p.A[std::size_t(gemv::index_of(shape, 9, 5))] = std::numeric_limits<TestType>::infinity();
         p.A[std::size_t(gemv::index_of(shape, 10, 202))] = std::numeric_limits<TestType>::infinity();  // a row's end
-        for (const auto& c : families(layout, shape.m, shape.n, sizeof(TestType))) check(p, c, "NaN and Inf");
+        for (const auto& c : gemv_test::families(layout, shape.m, shape.n, sizeof(TestType)))
+            check(p, c, "NaN and Inf");
     }
 }
 

@@ -22,7 +22,17 @@ using Row = std::map<std::string, std::string>;
 
 struct Step {
     std::string number, name, program;
+    std::vector<std::string> precisions;  // empty: float and double
 };
+
+// The precision a step runs in: the ladder's, or the first the step takes where it takes other
+// ones (step 15's bf16 when the ladder runs float or double).
+std::string precision_for(const Step& st, gemv::Precision ladder) {
+    const std::string ours = gemv::to_string(ladder);
+    if (st.precisions.empty() || std::find(st.precisions.begin(), st.precisions.end(), ours) != st.precisions.end())
+        return ours;
+    return st.precisions.front();
+}
 
 struct Outcome {
     Step step;
@@ -64,7 +74,10 @@ std::vector<Step> read_registry(const std::string& path) {
         Step st;
         std::getline(s, st.number, '|');
         std::getline(s, st.name, '|');
-        std::getline(s, st.program);
+        std::getline(s, st.program, '|');
+        std::string precision;
+        while (std::getline(s, precision, ','))
+            if (!precision.empty()) st.precisions.push_back(precision);
         steps.push_back(st);
     }
     std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.number < b.number; });
@@ -184,14 +197,13 @@ int main(int argc, char** argv) {
             if (m == 0 || n == 0) throw gemv::UsageError("--size-mib is too small for this shape");
         }
         std::ostringstream pass;
-        pass << "--m " << m << " --n " << n << " --precision " << gemv::to_string(o.precision) << " --cache "
-             << (o.cold ? "cold" : "hot") << " --seed " << o.seed;
+        pass << "--m " << m << " --n " << n << " --cache " << (o.cold ? "cold" : "hot") << " --seed " << o.seed;
         if (o.reps > 0) pass << " --reps " << o.reps;
         if (!o.verify) pass << " --no-verify";
         std::vector<Outcome> outcomes;
         for (const Step& st : read_registry(registry)) {
             if (!selected(steps_list, st.number)) continue;
-            std::string a = pass.str();
+            std::string a = pass.str() + " --precision " + precision_for(st, o.precision);
             if (layout_given) a += std::string(" --layout ") + gemv::to_string(o.shape.layout);
             std::cerr << "ladder: step " << st.number << " " << st.name << " ..." << std::endl;
             outcomes.push_back(run(st, a));
@@ -227,11 +239,12 @@ int main(int argc, char** argv) {
                 const gemv::ShownFigures s = gemv::shown_figures(num(r, "gbps"), num(r, "pct_ceiling"),
                                                                  num(r, "gflops"), t, failed, r["runtime"] == "-");
                 noise |= s.noise;
-                table.push_back({oc.step.number, oc.step.name + " / " + r["variant"], r["layout"], time_text(t), s.gbps,
-                                 s.pct_ceiling, s.gflops, fixed(num(r, "cgma"), 3),
-                                 r["limiter"] == "-" ? "-" : fixed(100 * occ, 0) + "% " + r["limiter"],
-                                 failed ? "-" : fixed(t01 / t, 1) + "x", failed ? "-" : fixed(t_cublas / t, 2),
-                                 r["verified"]});
+                std::string kernel = oc.step.name + " / " + r["variant"];
+                if (r["precision"] != gemv::to_string(o.precision)) kernel += ", " + r["precision"];  // step 15
+                table.push_back(
+                    {oc.step.number, kernel, r["layout"], time_text(t), s.gbps, s.pct_ceiling, s.gflops,
+                     fixed(num(r, "cgma"), 3), r["limiter"] == "-" ? "-" : fixed(100 * occ, 0) + "% " + r["limiter"],
+                     failed ? "-" : fixed(t01 / t, 1) + "x", failed ? "-" : fixed(t_cublas / t, 2), r["verified"]});
                 flat.push_back(r);
             }
         }

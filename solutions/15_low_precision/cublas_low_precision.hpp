@@ -1,0 +1,20 @@
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "formats.hpp"
+#include "gemv_cublas.hpp"
+
+// The yardstick of step 15. cuBLAS has no ?gemv for bf16 or fp16: its product of a matrix and a
+// vector in those formats is cublasGemmEx with a single column, A and x in T, y in float, added
+// up in float (CUBLAS_COMPUTE_32F). For fp8 it has none (cublasLt's fp8 matmul wants both sizes
+// multiples of 16 and scaling factors): there the measured ceiling is the yardstick.
+template <class T>
+constexpr bool cublas_has_product_for = !std::is_same_v<T, __nv_fp8_e4m3>;
+
+// y = A·x for A m×n in the given layout, as step 12 calls it: op N on column-major A, op T on
+// row-major A read as its column-major transpose.
+template <class T>
+void gemv_cublas_ex(CublasHandle& handle, const T* A, const T* x, float* y, std::int64_t m, std::int64_t n,
+                    gemv::Layout layout, cudaStream_t stream);

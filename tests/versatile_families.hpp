@@ -1,0 +1,68 @@
+// The configurations of step 11's versatile kernel a test runs on one shape: one of each family
+// the tuner explores, in the widest vector the shape allows. Steps 11 and 15 check them all.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "versatile_config.hpp"
+
+namespace gemv_test {
+
+inline void add(std::vector<VersatileConfig>& out, const VersatileConfig& c, gemv::Layout layout, std::int64_t m,
+                std::int64_t n, std::size_t elem) {
+    if (versatile_invalid(c, layout, m, n, elem).empty()) out.push_back(c);
+}
+
+// The families the tuner explores: one thread per row group, threads along the columns or along
+// a row, whole blocks per row, rows split across blocks (each way of combining), flat loads,
+// tiles of whole columns or rows, and the heuristic.
+inline std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::int64_t m, std::int64_t n,
+                                             std::size_t elem) {
+    const gemv::Layout layout = kernel_layout(problem_layout, m, n);
+    const bool col = layout == gemv::Layout::col;
+    const int widest = widest_vector_of(elem);
+    std::vector<VersatileConfig> out;
+    for (int block : {96, 256})
+        for (int along : {1, 4, 32, 64, block})  // threads down a column (column-major) or along a row
+            for (int unroll : {1, 4, 16})        // 16: only for loads narrower than 16 bytes
+                for (std::int64_t splits : {1, 3})
+                    for (int vector = widest; vector >= 1; vector /= 2) {
+                        if (block % along) break;
+                        const Combine combine = splits == 1 ? Combine::store : Combine::last_block;
+                        VersatileConfig c{block, vector, unroll, col ? block / along : along, splits, combine};
+                        if (versatile_invalid(c, layout, m, n, elem).empty()) {
+                            out.push_back(c);
+                            if (splits > 1 && unroll == 1)
+                                add(out, {c.block, vector, 1, c.threads_per_row, splits, Combine::atomic}, layout, m, n,
+                                    elem);
+                            break;  // the widest vector this shape allows
+                        }
+                    }
+    for (std::int64_t splits : {2, 3, 8})  // clusters of blocks adding in shared memory
+        add(out, {256, 1, 4, col ? 8 : 64, splits, Combine::cluster}, layout, m, n, elem);
+    // Flat. Column-major: on the smallest grid and a larger one, each way of combining. Row-major:
+    // a block's rows through shared memory, with 1, 4 or 32 threads a row.
+    for (int block : {96, 256}) {
+        const std::int64_t unit = flat_grid_unit(m, block, widest);
+        if (col)
+            for (std::int64_t grid : {unit, 7 * unit})
+                for (Combine combine : {Combine::last_block, Combine::atomic})
+                    add(out, {block, widest, 2, block, grid, grid == 1 ? Combine::store : combine, Loads::flat}, layout,
+                        m, n, elem);
+        else
+            for (int along : {1, 4, 32})
+                add(out, {block, widest, 4, along, 1, Combine::store, Loads::flat}, layout, m, n, elem);
+    }
+    for (int unroll : {1, 4}) {  // tiles: m (column-major) or n (row-major) of 2 or 3
+        add(out, {256, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
+        for (std::int64_t grid : {1, 5})
+            for (Combine combine : {Combine::last_block, Combine::atomic})
+                add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : combine, Loads::tiles}, layout, m,
+                    n, elem);
+    }
+    out.push_back(versatile_heuristic(layout, m, n, elem, 132));
+    return out;
+}
+
+}  // namespace gemv_test
