@@ -15,8 +15,14 @@ nothing and this script replaces them:
   <!-- excerpt: solutions/02_cpu_openmp/gemv_cpu_openmp.cpp#solution:the same loop -->
         the BEGIN SOLUTION region whose hint starts with "the same loop"
   <!-- figure: 01_sweep -->            plot.py's figure, inlined; the build fails without its data
-  <!-- figure-if-data: 03_sweep -->    the same where its data is committed, else a note saying so
+  <!-- figure-if-data: 03_sweep -->    the same where its data is committed; until then the slide
+                                       that holds it is left out of the rendered deck (the check lists it)
   <!-- table: 01_summary -->  <!-- table-if-data: 03_occupancy -->   plot.py's tables, likewise
+
+Measured numbers in prose are quoted from the data: `543<!-- = ladder("float_square", "04").gbps -->`
+(quote.py): the check fails when a quoted number disagrees with the data, and the rendered deck
+shows the number computed again. The check also fails on a placeholder ("not measured yet") in a
+deck or a README: a deck shows data or says nothing.
 
 Marp comes from slides/node_modules (npm ci in slides/, pinned by package-lock.json).
 """
@@ -37,9 +43,19 @@ BEGIN_SOLUTION = re.compile(r"^\s*//\s*BEGIN SOLUTION\b\s*(.*?)\s*$")
 END_SOLUTION = re.compile(r"^\s*//\s*END SOLUTION\b")
 SKIPPED = 77
 
-spec = importlib.util.spec_from_file_location("plot", HERE / "plot.py")
-plot = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(plot)
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+plot = load("plot")
+quote = load("quote")
+# What a reader must never see: a deck or README that promises data instead of showing it.
+PLACEHOLDER = re.compile(r"not measured (yet|on the)|not committed yet|measured yet:|placeholder|\bTBD\b", re.I)
 
 
 class DeckError(Exception):
@@ -100,11 +116,15 @@ def decks(root):
     return sorted((root / "slides").glob("[0-9][0-9]_*.md"))
 
 
+pending = []  # figures and tables whose data is not committed yet: their slides are left out
+
+
 def check(root):
     """[problems], {deck: [(directive, arg)]}: every excerpt region exists, every figure and table
     is one plot.py knows, and the ones a deck requires have data."""
     problems, found = [], {}
     data = root / "slides" / "data"
+    pending.clear()
     for deck in decks(root):
         text = deck.read_text()
         if not re.match(r"^---\s*\n(.*\n)*?marp:\s*true\s*\n", text):
@@ -130,11 +150,25 @@ def check(root):
                     elif not files and not kind.endswith("-if-data"):
                         problems.append(f"{deck.name}:{number}: {kind} {arg} has no data: nothing matches "
                                         f"slides/data/{pattern}")
+                    elif not files:
+                        pending.append(f"{deck.name}:{number}: {arg} (slides/data/{pattern}): its slide is left "
+                                       f"out until the data is committed")
             except (DeckError, plot.UnknownFigure) as e:
                 problems.append(f"{deck.name}:{number}: {e}")
         found[deck] = uses
     if not found:
         problems.append(f"no decks in {root / 'slides'}")
+    # Numbers quoted in prose agree with the data, and nothing promises data instead of showing it.
+    for doc in quote.documents(root):
+        rel = doc.relative_to(root)
+        text = doc.read_text()
+        _, changed, errors = quote.substitute(text)
+        problems += [f"{rel}:{e}" for e in errors]
+        problems += [f"{rel}:{line}: quotes {old}, the data says {new} ({expr}); "
+                     f"`python3 slides/quote.py update` rewrites it" for line, expr, old, new in changed]
+        for number, line in enumerate(text.splitlines(), start=1):
+            if PLACEHOLDER.search(line) and "PLACEHOLDER" not in line:
+                problems.append(f"{rel}:{number}: a placeholder where data should be: {line.strip()[:100]}")
     # Every figure names its machine and revision: the data must carry them (`date` is optional:
     # without it the figure gives the day the file was committed).
     for csv_file in sorted(data.glob("*.csv")):
@@ -147,37 +181,58 @@ def check(root):
     return problems, found
 
 
-def not_yet(kind, pattern):
-    what = "figure" if kind.startswith("figure") else "table"
-    return (f"> **Not measured yet:** this {what} is drawn from `slides/data/{pattern}` once a machine's data is "
-            f"committed there (`slides/collect_data.sh`).")
+def slides_of(text):
+    """The deck split at its `---` lines: [front matter lines, slide lines, ...] (separators removed)."""
+    parts, current = [], []
+    for line in text.splitlines():
+        if line.strip() == "---":
+            parts.append(current)
+            current = []
+        else:
+            current.append(line)
+    parts.append(current)
+    return parts  # parts[0] is what precedes the front matter (nothing), parts[1] the front matter
 
 
 def expand(root, deck, figures):
-    """The deck's Markdown with every directive replaced; (text, figures inlined)."""
-    out, inlined = [], 0
+    """The deck's Markdown with every directive replaced and every quoted number computed from the
+    data; a slide whose figure or table has no data yet is left out. (text, figures inlined)."""
     data = root / "slides" / "data"
-    for line in deck.read_text().splitlines():
-        m = DIRECTIVE.match(line)
-        if not m:
-            out.append(line)
-            continue
-        kind, arg = m.groups()
-        if kind == "excerpt":
-            rel, region, body = excerpt(root, arg)
-            out += ["```cpp", *body, "```", f"*from `{rel}`*"]
-            continue
-        _, pattern, files = plot.resolve(arg, data)
-        made = figures / f"{arg}.{'png' if kind.startswith('figure') else 'md'}"
-        if not files:
-            out.append(not_yet(kind, pattern))
-        elif kind.startswith("figure"):
-            png = base64.b64encode(made.read_bytes()).decode()
-            out.append(f"![w:1080](data:image/png;base64,{png})")
-            inlined += 1
-        else:
-            out.append(made.read_text().rstrip())
-    return "\n".join(out) + "\n", inlined
+    text, _, errors = quote.substitute(deck.read_text(), strip=True)
+    if errors:
+        raise DeckError(f"{deck.name}: {errors[0]}")
+    parts = slides_of(text)
+    kept, inlined = parts[:2], 0
+    for slide in parts[2:]:
+        out, figs, missing = [], 0, False
+        for line in slide:
+            m = DIRECTIVE.match(line)
+            if not m:
+                out.append(line)
+                continue
+            kind, arg = m.groups()
+            if kind == "excerpt":
+                rel, region, body = excerpt(root, arg)
+                out += ["```cpp", *body, "```", f"*from `{rel}`*"]
+                continue
+            _, pattern, files = plot.resolve(arg, data)
+            made = figures / f"{arg}.{'png' if kind.startswith('figure') else 'md'}"
+            if not files:
+                missing = True
+            elif kind.startswith("figure"):
+                png = base64.b64encode(made.read_bytes()).decode()
+                out.append(f"![w:1080](data:image/png;base64,{png})")
+                figs += 1
+            else:
+                out.append(made.read_text().rstrip())
+        if not missing:
+            kept.append(out)
+            inlined += figs
+    text = "\n---\n".join("\n".join(p) for p in kept)
+    bad = [ln for ln in text.splitlines() if PLACEHOLDER.search(ln)]
+    if bad:
+        raise DeckError(f"{deck.name}: the rendered deck would show a placeholder: {bad[0].strip()[:100]}")
+    return text + "\n", inlined
 
 
 def find_marp(root):
@@ -265,8 +320,11 @@ def main():
             print(f"slides: {p}", file=sys.stderr)
         n_ex = sum(k == "excerpt" for u in uses.values() for k, _ in u)
         n_fig = sum(k != "excerpt" for u in uses.values() for k, _ in u)
+        for p in pending:
+            print(f"slides: waiting for data: {p}")
         if not problems:
-            print(f"slides: {len(uses)} decks; {n_ex} excerpts and {n_fig} figures and tables all found")
+            print(f"slides: {len(uses)} decks; {n_ex} excerpts and {n_fig} figures and tables all found; "
+                  f"the quoted numbers agree with the data; no placeholder")
         return 1 if problems else 0
     return render(root, a.out.resolve(), a.plot_python, a.test)
 
