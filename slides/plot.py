@@ -33,21 +33,43 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from quote import sig_text  # noqa: E402: three significant figures, the one rounding of every table
+
+
+def sig(x):
+    """A measured number as tables show it: three significant figures, '-' where there is none."""
+    try:
+        return sig_text(x)
+    except Exception:
+        return "-"
+
+
+def pct1(x):
+    """A percentage: one decimal."""
+    return "-" if not math.isfinite(float(x)) else f"{float(x):.1f} %"
+
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
-         "verdict": "md", "experiments": "png"}
+         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "scaling": "png",
+         "matmul": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
 DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
-           "ladder": "ladder/*_ladder_*{q}.csv",  # every step's row of the ladder tables; the deck's step is picked
+           # every ladder table (ladder --format csv, one problem a file); the qualifier picks rows:
+           # steps (two digits), a precision, a shape (08_ladder_float, 06_vs_05_12_float)
+           "ladder": "ladder/*_ladder_*.csv", "vs": "ladder/*_ladder_*.csv", "climb": "ladder/*_ladder_*.csv",
+           "psweep": "*_step{step}_p_sweep{q}.csv", "scaling": "*_step{step}_gpus{q}.csv",
+           "matmul": "*_step{step}_matmul{q}.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
-           "targets": "*/*_step{step}_targets{q}*.csv", "ranks": "*_step{step}_ranks{q}.csv",
+           "targets": "*/*_step{step}_targets{q}*.csv",
+           "ranks": "{machine}_step{step}_ranks.csv",  # 13_ranks_ci: the ci machine's; 13_ranks: every machine's
            "verdict": "*/*_step{step}_*{q}.csv",  # every suite of the benchmark
            "experiments": "*/*_step{step}_experiments{q}.csv",
            "hybrid": "*_step{step}_hybrid{q}.csv", "gpus": "*_step{step}_gpus{q}.csv"}
 SWEEP = "*_step{step}_sweep{q}.csv"
 SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
-NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")(?:_([a-z0-9]+))?$")
+NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")(?:_([a-z0-9_]+))?$")
 
 
 class UnknownFigure(Exception):
@@ -67,7 +89,8 @@ def resolve(name, data_dir):
                                 f"NN_{'|NN_'.join(KINDS)}, each with an optional _QUALIFIER)")
         step, what, qualifier = m.groups()
         kind = KINDS[what]
-        pattern = DATA_OF.get(what, SWEEP).format(step=step, q=f"_{qualifier}" if qualifier else "")
+        pattern = DATA_OF.get(what, SWEEP).format(step=step, q=f"_{qualifier}" if qualifier else "",
+                                                  machine=qualifier or "*")
     return kind, pattern, sorted(data_dir.glob(pattern))
 
 
@@ -157,9 +180,24 @@ def plain_log_axis(axis):
 
 
 def finish(plt, fig, ax, footers, out):
-    """Names every machine (device, date, revision) under the axes, then writes the PNG."""
-    ax.legend(fontsize=8.5, loc="best", framealpha=0.85)
+    """Names every machine (device, date, revision) under the axes, then writes the PNG. A long legend
+    goes in two columns above the data, with room made for it."""
+    entries = len(ax.get_legend_handles_labels()[0])
+    if entries > 5 and ax.get_yscale() == "linear":
+        ax.set_ylim(top=ax.get_ylim()[1] * (1.15 + 0.06 * ((entries + 1) // 2)))
+        ax.legend(fontsize=8, loc="upper center", ncol=2, framealpha=0.9)
+    else:
+        ax.legend(fontsize=8.5, loc="best", framealpha=0.85)
     save_figure(plt, fig, footers, out)
+
+
+def machine_label(rows):
+    """How a legend tells machines apart: the file's prefix, with its core count on a CPU (two hosts'
+    CPUs may report the same model name) or its GPU's name."""
+    r = rows[0]
+    if r.get("runtime") == "-":
+        return f"{r['_machine']}, {r.get('units', '?')} threads"
+    return f"{r['_machine']}: {r.get('device', '?')}"
 
 
 def series(files):
@@ -172,7 +210,7 @@ def series(files):
         by_variant = {}
         for r in rows:
             by_variant.setdefault(r.get("variant", "?"), []).append(r)
-        out.append((rows[0].get("device", path.stem), provenance(rows, path), by_variant))
+        out.append((machine_label(rows), provenance(rows, path), by_variant))
     return out
 
 
@@ -478,20 +516,22 @@ def targets_figure(name, files, out):
 # ------------------------------------------------------------------ MPI: steps 13 and 14
 
 def ranks_figure(name, files, out):
-    """Step 13: time per product split into compute and communication, and speed-up, against ranks."""
+    """Step 13: time per product split into compute and communication, and speed-up, against ranks;
+    a row of two panels per machine, each titled by its own data (13_ranks_h200x2: that machine only)."""
     plt = pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), dpi=120)
+    sets = [(read_rows(p), p) for p in files]
+    sets = [(rows, p) for rows, p in sets if rows]
+    fig, axes = plt.subplots(len(sets), 2, figsize=(11, 4.6 * len(sets)), dpi=120, squeeze=False)
     footers = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for (left, right), (rows, path) in zip(axes, sets):
         footers.append(provenance(rows, path))
         r0 = rows[0]
-        fig.suptitle(f"step {name[:2]}: {r0['m']} x {r0['n']} {r0.get('precision', '')}, one product, against the "
-                     f"number of ranks (local product: {r0.get('local', '')})", fontsize=11.5, x=0.01, ha="left")
         modes = list(dict.fromkeys(r["mode"] for r in rows))
         ranks = sorted({int(num(r, "ranks")) for r in rows})
+        cores = r0.get("units", "?")
+        left.set_title(f"{r0['_machine']} ({cores} cores): {r0['m']} x {r0['n']} {r0.get('precision', '')}, "
+                       f"{ranks[0]} to {ranks[-1]} ranks, local product: {r0.get('local', '')}", fontsize=11,
+                       loc="left")
         width = 0.8 / len(modes)
         for k, mode in enumerate(modes):
             got = {int(num(r, "ranks")): r for r in rows if r["mode"] == mode}
@@ -523,8 +563,7 @@ def ranks_figure(name, files, out):
         right.set_ylabel("speed-up")
         right.grid(True, which="both", alpha=0.3)
         right.legend(fontsize=7.5)
-        break  # one machine per figure
-    save_figure(plt, fig, footers, out, top=0.94)
+    save_figure(plt, fig, footers, out)
 
 
 # -------------------------------------------------------------------------------------- tables
@@ -553,9 +592,9 @@ def summary_table(name, files, out):
                      f"{r0.get('cache', '')} cache, median of {r0.get('reps', '?')}; "
                      f"measured on {provenance(rows, path)}\n\n" +
                      md_table(["variant", "time", "GB/s", "% of read ceiling", "GFLOP/s", "CGMA", "verified"],
-                              [[r["variant"], f"{num(r, 'median_ms'):.3g} ms", f"{num(r, 'gbps'):.3g}",
-                                f"{num(r, 'pct_ceiling'):.0f} % of {num(r, 'ceiling_gbps'):.0f}",
-                                f"{num(r, 'gflops'):.3g}", f"{num(r, 'cgma'):.3g}", r.get("verified", "")]
+                              [[r["variant"], f"{sig(num(r, 'median_ms'))} ms", sig(num(r, 'gbps')),
+                                f"{pct1(num(r, 'pct_ceiling'))} of {sig(num(r, 'ceiling_gbps'))}",
+                                sig(num(r, 'gflops')), sig(num(r, 'cgma')), r.get("verified", "")]
                                for r in big]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
@@ -582,30 +621,119 @@ def short_launch(r):
     return (r.get("launch") or "").split(";")[0].split(" (")[0]
 
 
-def ladder_table(name, files, out):
-    """The step's rows of every ladder table (one problem each), with its figures and occupancy."""
-    step = name[:2]
-    body, footers = [], []
+SHAPE_ORDER = {"tall": 0, "square": 1, "wide": 2}
+PRECISION_ORDER = {"float": 0, "double": 1}
+
+
+def qualifier_tokens(name):
+    m = NAME.match(name)
+    q = (m.group(3) or "") if m else ""
+    tokens = [t for t in q.split("_") if t]
+    return ([t for t in tokens if t.isdigit()], [t for t in tokens if t in PRECISION_ORDER],
+            [t for t in tokens if t in SHAPE_ORDER])
+
+
+def ladder_problems(files, precisions=(), shapes=()):
+    """[(machine, precision, shape, rows, path)] of the ladder files MACHINE_ladder_PRECISION_SHAPE.csv,
+    float before double, tall, square, wide; only the precisions and shapes asked for (all if none)."""
+    out = []
     for path in files:
-        rows = read_rows(path)
-        mine = [r for r in rows if r.get("step") == step]
-        if not mine:
+        m = re.match(r"(.+)_ladder_(float|double)_(tall|square|wide)\.csv$", path.name)
+        if not m:
             continue
-        r0 = mine[0]
-        footers.append(provenance(mine, path))
-        for r in mine:
+        machine, precision, shape = m.groups()
+        if (precisions and precision not in precisions) or (shapes and shape not in shapes):
+            continue
+        rows = read_rows(path)
+        if rows:
+            out.append((machine, precision, shape, rows, path))
+    out.sort(key=lambda t: (t[0], PRECISION_ORDER[t[1]], SHAPE_ORDER[t[2]]))
+    return out
+
+
+def problem_text(r):
+    return f"{r['m']} × {r['n']} {r.get('precision', '')}"
+
+
+def ladder_note(problems):
+    """Where a ladder table's rows come from: per machine, its GPU (or CPU) and revision."""
+    notes = []
+    for machine, _, _, rows, path in problems:
+        gpu = [r for r in rows if r.get("runtime", "-") != "-"] or rows
+        notes.append(provenance(gpu, path))
+    return "; ".join(dict.fromkeys(f"measured on {n}" for n in notes))
+
+
+def ladder_table(name, files, out):
+    """The step's rows of the ladder tables (one problem each): launch, occupancy and its limiter as
+    the CUDA occupancy API reports it, GB/s, % of the read ceiling measured in the same run, and the
+    ratio to cuBLAS. NN_ladder_float: the float problems only."""
+    step = name[:2]
+    _, precisions, shapes = qualifier_tokens(name)
+    problems = ladder_problems(files, precisions, shapes)
+    machines = {p[0] for p in problems}
+    body = []
+    for machine, precision, shape, rows, path in problems:
+        for r in (r for r in rows if r.get("step") == step):
             occ = "-" if r.get("limiter", "-") == "-" else f"{100 * num(r, 'occupancy'):.0f} % ({r['limiter']})"
-            body.append([f"{r['m']} x {r['n']} {r.get('precision', '')}, {r.get('layout', '')}", r["variant"],
-                         short_launch(r), r.get("registers_per_thread", "") or "-", occ, f"{num(r, 'cgma'):.3g}",
-                         f"{num(r, 'gbps'):.0f}", f"{num(r, 'pct_ceiling'):.0f} %",
-                         f"{num(r, 'ratio_to_cublas'):.2f}", r.get("verified", "")])
+            label = f"{shape} {problem_text(r)}" + (f" ({machine})" if len(machines) > 1 else "")
+            checked = "" if r.get("verified") == "yes" else f" (verified: {r.get('verified')})"
+            body.append([label, r["variant"], short_launch(r), r.get("registers_per_thread", "") or "-", occ,
+                         sig(num(r, "gbps")) + checked, pct1(num(r, "pct_ceiling")), sig(num(r, "ratio_to_cublas"))])
     if not body:
         pathlib.Path(out).write_text(f"No row of step {step} in the committed ladder tables.\n")
         return
-    note = "; ".join(dict.fromkeys(f"measured on {f}" for f in footers))
-    head = ["problem (256 MiB)", "variant", "launch", "regs", "occupancy (limiter)", "CGMA", "GB/s",
-            "of ceiling", "x cuBLAS", "verified"]
-    pathlib.Path(out).write_text(md_table(head, body) + f"\n\nThe ladder, cold L2; {note}\n")
+    head = ["problem (256 MiB)", "variant", "launch", "regs", "occupancy (limiter)", "GB/s", "of ceiling",
+            "× cuBLAS"]
+    pathlib.Path(out).write_text(md_table(head, body) + f"\n\nThe ladder, cold L2; {ladder_note(problems)}\n")
+
+
+def best_of_step(rows, step):
+    mine = [r for r in rows if r.get("step") == step and r.get("verified") == "yes"]
+    return max(mine, key=lambda r: num(r, "gbps")) if mine else None
+
+
+def vs_table(name, files, out):
+    """The step beside other steps on the ladder's shapes: a row per variant (NN's own) or per step (the
+    others, its fastest variant), a column per shape; GB/s (% of the read ceiling of the same run).
+    06_vs_05_12_float: step 06's variants, steps 05 and 12, float problems."""
+    step = name[:2]
+    others, precisions, shapes = qualifier_tokens(name)
+    problems = ladder_problems(files, precisions, shapes)
+    machines = sorted({p[0] for p in problems})
+    columns = list(dict.fromkeys(shape for _, _, shape, _, _ in problems))
+    body = []
+    for machine in machines:
+        for precision in sorted({p[1] for p in problems if p[0] == machine}, key=PRECISION_ORDER.get):
+            mine = {shape: rows for mach, prec, shape, rows, _ in problems if mach == machine and prec == precision}
+            keys = []  # (label, pick(rows) -> row)
+            for s_ in sorted(set(others) | {step}):
+                if s_ == step:
+                    variants = list(dict.fromkeys(r["variant"] for rows in mine.values() for r in rows
+                                                  if r.get("step") == step))
+                    keys += [(f"{step} {v}", lambda rows, v=v: next((r for r in rows if r.get("step") == step
+                                                                     and r["variant"] == v), None)) for v in variants]
+                else:
+                    names = {r["variant"] for rows in mine.values() for r in rows if r.get("step") == s_}
+                    what = "cuBLAS" if s_ == "12" else (next(iter(names)) if len(names) == 1 else "fastest variant")
+                    keys.append((f"{s_} {what}", lambda rows, s_=s_: best_of_step(rows, s_)))
+            for label, pick in keys:
+                line = [f"{precision}: {label}" + (f" ({machine})" if len(machines) > 1 else "")]
+                for shape in columns:
+                    r = pick(mine.get(shape, []))
+                    line.append("-" if r is None else f"{sig(num(r, 'gbps'))} ({pct1(num(r, 'pct_ceiling'))})")
+                body.append(line)
+    head = ["GB/s (% of ceiling)"]
+    for shape in columns:
+        r0 = next(rows[0] for _, _, sh, rows, _ in problems if sh == shape)
+        head.append(f"{shape}, {r0['m']} × {r0['n']}" + ("" if len(precisions) == 1 else " (float)"))
+    if len(precisions) != 1:  # the double problems have their own sizes: say them once
+        dbl = [(sh, rows[0]) for _, prec, sh, rows, _ in problems if prec == "double"]
+        extra = "; double: " + ", ".join(f"{sh} {r['m']} × {r['n']}" for sh, r in dbl) if dbl else ""
+    else:
+        extra = ""
+    pathlib.Path(out).write_text(md_table(head, body) + f"\n\nThe ladder at 256 MiB, cold L2{extra}; "
+                                 f"{ladder_note(problems)}\n")
 
 
 def hybrid_table(name, files, out):
@@ -620,8 +748,8 @@ def hybrid_table(name, files, out):
                      f"{provenance(rows, path)}\n\n" +
                      md_table(["mode", "ranks x threads", "ms per product", "compute ms", "communication ms",
                                "GB/s"],
-                              [[r["variant"], f"{r['ranks']} x {r['threads_per_rank']}", f"{num(r, 'median_ms'):.3g}",
-                                f"{num(r, 'compute_ms'):.3g}", f"{num(r, 'comm_ms'):.3g}", f"{num(r, 'gbps'):.3g}"]
+                              [[r["variant"], f"{r['ranks']} x {r['threads_per_rank']}", sig(num(r, 'median_ms')),
+                                sig(num(r, 'compute_ms')), sig(num(r, 'comm_ms')), sig(num(r, 'gbps'))]
                                for r in rows]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
@@ -651,10 +779,10 @@ def gpus_table(name, files, out):
                     line += ["-", "-", "-"]
                     continue
                 lo, hi = num(r, "gpu_gbps_min"), num(r, "gpu_gbps_max")
-                line += [f"{num(r, 'gbps'):.0f}", f"{lo:.0f}" if abs(hi - lo) < 0.5 else f"{lo:.0f}-{hi:.0f}",
-                         f"{100 * num(r, 'comm_share'):.0f} %"]
+                line += [sig(num(r, 'gbps')), sig(lo) if sig(lo) == sig(hi) else f"{sig(lo)}–{sig(hi)}",
+                         pct1(100 * num(r, 'comm_share'))]
             first, last = got.get(counts[0]), got.get(counts[-1])
-            line.append(f"{num(first, 'median_ms') / num(last, 'median_ms'):.2f}x" if first and last else "-")
+            line.append(f"{sig(num(first, 'median_ms') / num(last, 'median_ms'))}×" if first and last else "-")
             body.append(line)
         parts.append(md_table(head, body) + f"\n\nOne product, cold L2, {rows[0].get('transfer', '')}-staged "
                      f"transfers; GB/s: the model's bytes over the slowest rank's time; per GPU: its block's bytes "
@@ -827,7 +955,7 @@ def facts_table(name, files, out):
 
 
 MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "summary": summary_table,
-          "occupancy": occupancy_table, "ladder": ladder_table, "curves": curves_figure, "mesh": mesh_figure,
+          "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
