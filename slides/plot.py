@@ -68,7 +68,10 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "experiments": "*/*_step{step}_experiments{q}.csv",
            "hybrid": "*_step{step}_hybrid{q}.csv", "gpus": "*_step{step}_gpus{q}.csv"}
 SWEEP = "*_step{step}_sweep{q}.csv"
-SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
+SPECIAL = {"00_bandwidth": ("png", "*_step00.csv"), "00_facts": ("md", "*_step00.csv"),
+           # the whole climb: every step's best, per ladder problem and machine (ladder --format csv)
+           "climb": ("png", "ladder/*_ladder_*.csv"), "climb_float": ("png", "ladder/*_ladder_float_*.csv"),
+           "climb_double": ("png", "ladder/*_ladder_double_*.csv")}
 NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")(?:_([a-z0-9_]+))?$")
 
 
@@ -80,8 +83,7 @@ def resolve(name, data_dir):
     """(kind 'png' or 'md', pattern, [data files]) for a figure name; UnknownFigure if no such name."""
     data_dir = pathlib.Path(data_dir)
     if name in SPECIAL:
-        kind, stem = SPECIAL[name]
-        pattern = f"*_{stem}.csv"
+        kind, pattern = SPECIAL[name]
     else:
         m = NAME.match(name)
         if not m:
@@ -566,6 +568,212 @@ def ranks_figure(name, files, out):
     save_figure(plt, fig, footers, out)
 
 
+# ------------------------------------------------------------------- the climb, and steps 06, 07, 14
+
+STEP_WORDS = {"01": "CPU loop", "02": "OpenMP", "03": "naive", "04": "coalesced", "05": "shared x",
+              "06": "reduction", "08": "threads/row", "09": "rows/thread", "10": "threads, cols",
+              "11": "versatile", "12": "cuBLAS", "13": "MPI, CPU", "14": "MPI + GPU"}
+
+
+TOP = 150  # the climb's % axis: bars past it (a CPU ceiling measured low on a busy host) are cut, their % written
+
+
+def climb_figure(name, files, out):
+    """The whole ladder in one picture: every step's fastest verified variant as % of the read ceiling
+    measured in the same run, one panel per ladder problem (precision x shape), one bar per step and
+    machine (a new machine's ladder files add their bars). CPU steps (01, 02, 13) are measured against
+    the CPU's own read ceiling, the GPU steps against the GPU's; cuBLAS (step 12) is marked across the
+    panel."""
+    plt = pyplot()
+    problems = ladder_problems(files)
+    machines = sorted({p[0] for p in problems})
+    precisions = sorted({p[1] for p in problems}, key=PRECISION_ORDER.get)
+    shapes = sorted({p[2] for p in problems}, key=SHAPE_ORDER.get)
+    fig, axes = plt.subplots(len(precisions), len(shapes), figsize=(12.5, 3.2 * len(precisions) + 1.2), dpi=120,
+                             sharey=True, squeeze=False)
+    fig.suptitle("The climb: each step's fastest variant, % of the read ceiling measured in the same run",
+                 fontsize=11.5, x=0.01, ha="left")
+    steps = sorted({r["step"] for _, _, _, rows, _ in problems for r in rows})
+    footers = []
+    width = 0.8 / len(machines)
+    hatches = ["", "//", "..", "xx"]
+    for i, precision in enumerate(precisions):
+        for j, shape in enumerate(shapes):
+            ax = axes[i][j]
+            for k, machine in enumerate(machines):
+                got = [(rows, path) for mach, prec, sh, rows, path in problems
+                       if (mach, prec, sh) == (machine, precision, shape)]
+                if not got:
+                    continue
+                rows, path = got[0]
+                gpu_rows = [r for r in rows if r.get("runtime", "-") != "-"] or rows
+                cpu_rows = [r for r in rows if r.get("runtime", "-") == "-"]
+                footers.append(provenance(gpu_rows, path))
+                if cpu_rows:
+                    footers.append(provenance(cpu_rows, path) + " (CPU steps 01, 02, 13)")
+                for s_i, step in enumerate(steps):
+                    r = best_of_step(rows, step)
+                    if r is None:
+                        continue
+                    cpu = r.get("runtime", "-") == "-"
+                    colour = "tab:orange" if step == "12" else "tab:grey" if cpu else "tab:blue"
+                    x = s_i - 0.4 + width * (k + 0.5)
+                    pct = num(r, "pct_ceiling")
+                    shown = min(pct, TOP - 12)
+                    ax.bar(x, shown, width, color=colour, hatch=hatches[k % 4], edgecolor="white")
+                    label = sig(num(r, "gbps")) + (f" ({pct:.0f} %)" if pct > shown else "")
+                    ax.text(x, shown + 2, label, ha="center", va="bottom", fontsize=6, rotation=90)
+                    if step == "12":
+                        ax.axhline(pct, color="tab:orange", linestyle="--", linewidth=0.9)
+                r0 = gpu_rows[0]
+            ax.axhline(100, color="black", linewidth=0.8)
+            ax.set_title(f"{precision}, {shape}: {r0['m']} × {r0['n']}", fontsize=9.5)
+            ax.set_xticks(range(len(steps)))
+            ax.set_xticklabels(steps, fontsize=7.5)
+            ax.set_ylim(0, TOP)
+            ax.grid(True, axis="y", alpha=0.3)
+            if j == 0:
+                ax.set_ylabel("% of read ceiling", fontsize=9)
+            if i == len(precisions) - 1:
+                ax.set_xlabel("step (bar labels: GB/s)", fontsize=8.5)
+    from matplotlib.patches import Patch
+    handles = [Patch(color="tab:grey", label="CPU step (its own ceiling)"), Patch(color="tab:blue", label="GPU step"),
+               Patch(color="tab:orange", label="cuBLAS (step 12)")]
+    if len(machines) > 1:
+        handles += [Patch(facecolor="white", edgecolor="black", hatch=hatches[k % 4], label=m)
+                    for k, m in enumerate(machines)]
+    fig.legend(handles=handles, fontsize=8, loc="upper right", ncol=len(handles), frameon=False,
+               bbox_to_anchor=(0.995, 0.965 if len(precisions) == 1 else 0.975))
+    save_figure(plt, fig, footers, out, top=0.9 if len(precisions) == 1 else 0.94)
+
+
+def threads_of(r):
+    m = re.search(r"block (\d+)x(\d+)", r.get("launch", ""))
+    return int(m.group(1)) if m else float("nan")
+
+
+def psweep_figure(name, files, out):
+    """Step 06's two-pass kernel against P, its threads per row, on three shapes of one footprint."""
+    plt, fig, ax = new_figure(f"step {name[:2]} two_pass: GB/s against P, the threads per row (cold L2)")
+    footers = []
+    markers = "v s > o D".split()
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        shapes = list(dict.fromkeys((r["m"], r["n"], r.get("precision", "")) for r in rows))
+        for k, (m, n, precision) in enumerate(shapes):
+            got = sorted((r for r in rows if (r["m"], r["n"], r.get("precision", "")) == (m, n, precision)),
+                         key=threads_of)
+            ps = [threads_of(r) for r in got]
+            gb = [num(r, "gbps") for r in got]
+            kind = "tall" if int(m) > int(n) else "wide" if int(m) < int(n) else "square"
+            line, = ax.plot(ps, gb, marker=markers[k % len(markers)],
+                            label=f"{kind} {m} × {n} {precision}" + (f" ({rows[0]['_machine']})" if len(files) > 1
+                                                                      else ""))
+            top = max(range(len(gb)), key=gb.__getitem__)
+            ax.annotate(f"best P = {ps[top]}: {sig(gb[top])}", (ps[top], gb[top]), textcoords="offset points",
+                        xytext=(0, 7), ha="right" if top == len(gb) - 1 else "center", fontsize=8,
+                        color=line.get_color())
+        ceiling = [num(r, "ceiling_gbps") for r in rows]
+        ax.axhline(sorted(ceiling)[len(ceiling) // 2], color="grey", linewidth=1,
+                   label="read ceiling, measured in the same runs (median)")
+        ax.set_ylim(top=max(ceiling) * 1.7)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    plain_log_axis(ax.yaxis)
+    ps = sorted({threads_of(r) for f in files for r in read_rows(f)})
+    ax.set_xticks(ps)
+    ax.set_xticklabels([str(p) for p in ps])
+    ax.set_xlabel("P: threads per row (a block of 256 threads holds 256 / P rows)")
+    ax.set_ylabel("effective GB/s")
+    finish(plt, fig, ax, footers, out)
+
+
+def scaling_figure(name, files, out):
+    """Step 14: per problem and kernel, one GPU beside two: the slowest rank's compute and communication
+    per product (stacked), with the speed-up over one GPU above the pair."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(12, 4.9), dpi=120)
+    footers = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        keys = list(dict.fromkeys((r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", ""))
+                                  for r in rows))
+        counts = sorted({int(num(r, "gpus")) for r in rows})
+        width = 0.8 / len(counts)
+        labels = []
+        for i, key in enumerate(keys):
+            got = {int(num(r, "gpus")): r for r in rows
+                   if (r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", "")) == key}
+            for k, g in enumerate(counts):
+                r = got.get(g)
+                if r is None:
+                    continue
+                x = i - 0.4 + width * (k + 0.5)
+                comp, comm = 1e3 * num(r, "compute_ms"), 1e3 * num(r, "comm_ms")
+                ax.bar(x, comp, width * 0.95, color="tab:blue", alpha=1.0 if k else 0.55,
+                       label=f"compute, {g} GPU{'s' if g > 1 else ''}" if i == 0 else None)
+                ax.bar(x, comm, width * 0.95, bottom=comp, color="tab:orange", alpha=1.0 if k else 0.55,
+                       label=f"communication, {g} GPU{'s' if g > 1 else ''}" if i == 0 else None)
+                ax.text(x, comp + comm, f"{g}", ha="center", va="bottom", fontsize=7, color="#333")
+            first, last = got.get(counts[0]), got.get(counts[-1])
+            if first and last and first is not last:
+                top = max(1e3 * (num(r, "compute_ms") + num(r, "comm_ms")) for r in (first, last))
+                ax.text(i, top * 1.08, f"{sig(num(first, 'median_ms') / num(last, 'median_ms'))}×", ha="center",
+                        fontsize=9, fontweight="bold")
+            labels.append(f"{key[0]} × {key[1]}\n{key[2]}, {key[3]}\n{got[max(got)]['variant']}")
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(labels, fontsize=7.5)
+        ax.set_ylim(top=ax.get_ylim()[1] * 1.15)
+        ax.set_title(f"step {name[:2]}: one product on {counts[0]} and {counts[-1]} GPUs, the slowest rank's compute "
+                     f"and communication ({rows[0].get('transfer', '')}-staged); bold: speed-up", fontsize=11,
+                     loc="left")
+        break  # one machine per figure: the file names the machine
+    ax.set_ylabel("µs per product")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", ncol=2)
+    save_figure(plt, fig, footers, out)
+
+
+def matmul_figure(name, files, out):
+    """Step 07 (MACHINE_step07_matmul.csv, written by collect_data.sh): GFLOP/s and CGMA against size
+    for mmult1, mmult2 at each TILE and cuBLAS gemm, beside the GEMV ladder's best GFLOP/s (cuBLAS
+    sgemv at 256 MiB): reuse lifts a matmul off the memory roof, and GEMV has none to lift it."""
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), dpi=120)
+    footers = []
+    markers = "osD^v<>p"
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        for k, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
+            got = sorted((r for r in rows if r["variant"] == variant), key=lambda r: num(r, "m"))
+            x = [num(r, "m") for r in got]
+            left.plot(x, [num(r, "gflops") for r in got], marker=markers[k % 8], label=variant)
+            right.plot(x, [num(r, "cgma") for r in got], marker=markers[k % 8], label=variant)
+    gemv = [r for p in sorted(pathlib.Path(files[0]).parent.glob("ladder/*_ladder_float_square.csv"))
+            for r in read_rows(p) if r.get("step") == "12"]
+    if gemv:
+        left.axhline(num(gemv[0], "gflops"), color="black", linestyle="--", linewidth=1,
+                     label=f"GEMV: cuBLAS sgemv, {gemv[0]['m']}² float (the ladder)")
+    for ax, what in ((left, "GFLOP/s"), (right, "CGMA: multiply-adds per global access")):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_xlabel("N (C = A·B, N × N × N)")
+        ax.set_ylabel(what)
+        ax.legend(fontsize=7.5)
+    fig.suptitle(f"step {name[:2]}: tiled matrix multiplication against size, float", fontsize=12, x=0.01, ha="left")
+    save_figure(plt, fig, footers, out, top=0.94)
+
+
 # -------------------------------------------------------------------------------------- tables
 
 def md_table(head, rows):
@@ -958,7 +1166,9 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
+          "psweep": psweep_figure, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
+          "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
+          "climb_double": climb_figure}
 
 
 def make(name, data_dir, out_dir):
