@@ -113,7 +113,8 @@ def excerpt(root, target):
 
 
 def decks(root):
-    return sorted((root / "slides").glob("[0-9][0-9]_*.md"))
+    """The step decks, slides/NN_name.md, and the whole ladder's, slides/ladder.md."""
+    return sorted((root / "slides").glob("[0-9][0-9]_*.md")) + sorted((root / "slides").glob("ladder.md"))
 
 
 pending = []  # figures and tables whose data is not committed yet: their slides are left out

@@ -1043,25 +1043,25 @@ def verdict_table(name, files, out):
     def geomean(g):
         v = [num(r, "speedup") for r in mesh_big(g)]
         gm = math.exp(sum(map(math.log, v)) / len(v))
-        return judged(f"{gm:.3f}", gm >= 1.15)
+        return judged(sig(gm), gm >= 1.15)
 
     def lowest(g):
         r = min(mesh_big(g), key=lambda r: num(r, "speedup"))
         below = sum(num(x, "speedup") < 0.95 for x in mesh_big(g))
-        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}), {below} of {len(mesh_big(g))} below",
+        return judged(f"{sig(num(r, 'speedup'))} ({shape(r)}), {below} of {len(mesh_big(g))} below",
                       num(r, "speedup") >= 0.95)
 
     def small(g):
         rows = [r for r in g.get("mesh", []) if num(r, "bytes") < mib]
         r = max(rows, key=lambda r: num(r, "step11_ms") / num(r, "cublas_ms"))
         t = num(r, "step11_ms") / num(r, "cublas_ms")
-        return judged(f"{t:.3f} ({shape(r)})", t <= 1.1)
+        return judged(f"{sig(t)} ({shape(r)})", t <= 1.1)
 
     def odd(g):
         rows = g.get("odd", [])
         r = min(rows, key=lambda r: num(r, "speedup"))
         seeds = sorted({r.get("seed", "?") for r in rows})
-        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}), seed {', '.join(seeds)}", num(r, "speedup") >= 0.95)
+        return judged(f"{sig(num(r, 'speedup'))} ({shape(r)}), seed {', '.join(seeds)}", num(r, "speedup") >= 0.95)
 
     def big(g):  # every shape of 256 MiB or more, of every suite but the mesh (its own rows above)
         return [r for suite in ("targets", "offmesh", "odd", "curve-tall", "curve-square", "curve-wide")

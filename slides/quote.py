@@ -7,7 +7,13 @@ the comment):
 
     step 04 reaches 543<!-- = ladder("float_square", "04").gbps --> GB/s
 
-`quote.py check` fails when a quoted number is not what its expression gives from the committed
+A README's table of measured numbers is one of plot.py's tables, between two comments:
+
+    <!-- begin table: 08_ladder_float -->
+    ... (written by `quote.py update`) ...
+    <!-- end table -->
+
+`quote.py check` fails when a quoted number or such a table is not what its expression gives from the committed
 data (the slides check runs it); `quote.py update` rewrites every quoted number from the data; the
 slides build substitutes the numbers again and drops the comments, so a deck always shows the data.
 
@@ -41,6 +47,8 @@ DATA = HERE / "data"
 # A number, then the comment with its expression. The number may carry a sign and thousands
 # separators (a thin space is not used: a quoted number is one token).
 QUOTE = re.compile(r"(?P<value>[-−]?[0-9][0-9,]*(?:\.[0-9]+)?)<!--\s*=\s*(?P<expr>.*?)\s*-->")
+TABLE = re.compile(r"(?P<open><!--\s*begin table:\s*(?P<name>\S+)\s*-->\n)(?P<body>.*?)(?P<close><!--\s*end table\s*-->)",
+                   re.S)
 PROBLEMS = ("float_square", "float_tall", "float_wide", "double_square", "double_tall", "double_wide")
 
 
@@ -189,7 +197,34 @@ def substitute(text, strip=False):
             changed.append((line, m.group("expr"), m.group("value"), new))
         return new if strip else f"{new}<!-- = {m.group('expr')} -->"
 
-    return QUOTE.sub(one, text), changed, errors
+    text = QUOTE.sub(one, text)
+
+    def table(m):
+        line = text.count("\n", 0, m.start()) + 1
+        try:
+            new = made_table(m.group("name")).rstrip("\n") + "\n"
+        except Exception as e:  # an unknown table, or its data missing
+            errors.append(f"line {line}: table {m.group('name')}: {e}")
+            return m.group(0)
+        if new != m.group("body"):
+            changed.append((line, f"table {m.group('name')}", "(the committed table)", "(another table)"))
+        return m.group("open") + new + m.group("close")
+
+    return TABLE.sub(table, text), changed, errors
+
+
+def made_table(name):
+    """plot.py's Markdown table NAME, drawn from slides/data/ (tables need no matplotlib)."""
+    import importlib.util
+    import tempfile
+    spec = importlib.util.spec_from_file_location("plot", HERE / "plot.py")
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    kind, _, _ = plot.resolve(name, DATA)
+    if kind != "md":
+        raise QuoteError(f"{name} is a figure, not a table")
+    with tempfile.TemporaryDirectory() as d:
+        return plot.make(name, DATA, d).read_text()
 
 
 def documents(root):
