@@ -26,6 +26,7 @@ The expressions are Python, evaluated with these names only:
                               columns equal the given values (compared as text, or as numbers)
     rows(pattern, **where)    every such row, a list
     best(rows, column)        the row with the largest value of the column
+    ncu(file, metric)         a metric of slides/data/ncu/FILE, as Nsight Compute printed it
     sig(x, digits=3)          x to that many significant figures
     pct(x)                    x with one decimal (a percentage)
     fixed(x, digits)          x with that many decimals
@@ -103,6 +104,8 @@ class Row(dict):
             x = float(v)
         except (TypeError, ValueError):
             return v
+        if re.fullmatch(r"-?[0-9]+", v.strip()):  # a count (registers, blocks, rows): as it is
+            return Num(x, v.strip())
         if key.startswith("pct_") or key == "read_ceiling_pct_datasheet":
             return Num(x, f"{x:.1f}")
         return Num(x)
@@ -154,12 +157,24 @@ def ladder(problem, step, variant=None, machine="h100"):
     return got[0]
 
 
+def ncu(name, metric):
+    """A metric of an Nsight Compute report in slides/data/ncu/NAME, as ncu printed it."""
+    path = DATA / "ncu" / name
+    if not path.is_file():
+        raise QuoteError(f"no file slides/data/ncu/{name}")
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if parts and parts[0] == metric:
+            return Num(float(parts[-1].replace(",", "")), parts[-1])
+    raise QuoteError(f"no metric {metric} in slides/data/ncu/{name}")
+
+
 def best(candidates, column):
     return max(candidates, key=lambda r: float(r[column]))
 
 
 NAMES = {
-    "ladder": ladder, "row": row, "rows": rows, "best": best,
+    "ladder": ladder, "row": row, "rows": rows, "best": best, "ncu": ncu,
     "sig": lambda x, digits=3: Num(x, sig_text(x, digits)),
     "pct": lambda x: Num(x, f"{float(x):.1f}"),
     "fixed": lambda x, digits: Num(x, f"{float(x):.{digits}f}"),
