@@ -45,6 +45,20 @@ def sig(x):
         return "-"
 
 
+def occupancy_pct(x):
+    """Theoretical occupancy as a percentage: 100 %, 75 %, 62.5 %."""
+    return f"{100 * float(x):.1f}".rstrip("0").rstrip(".") + " %"
+
+
+def cublas_ratio(rows, r):
+    """cuBLAS time / this row's time on the same problem of one ladder table (above 1: faster), from
+    the medians, not from the 3-decimal ratio column."""
+    ref = [c for c in rows if c.get("step") == "12"]
+    if ref and num(r, "median_ms") > 0:
+        return num(ref[0], "median_ms") / num(r, "median_ms")
+    return num(r, "ratio_to_cublas")
+
+
 def pct1(x):
     """A percentage: one decimal."""
     return "-" if not math.isfinite(float(x)) else f"{float(x):.1f} %"
@@ -821,7 +835,7 @@ def occupancy_table(name, files, out):
                                "occupancy", "limited by"],
                               [[r["variant"], r.get("launch", ""), r.get("registers_per_thread", ""),
                                 f"{int(num(r, 'shared_bytes_per_block'))} B", r.get("blocks_per_sm", ""),
-                                f"{100 * num(r, 'occupancy'):.0f} %", r.get("limiter", "")] for r in big]))
+                                occupancy_pct(num(r, 'occupancy')), r.get("limiter", "")] for r in big]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
 
@@ -883,11 +897,11 @@ def ladder_table(name, files, out):
     body = []
     for machine, precision, shape, rows, path in problems:
         for r in (r for r in rows if r.get("step") == step):
-            occ = "-" if r.get("limiter", "-") == "-" else f"{100 * num(r, 'occupancy'):.0f} % ({r['limiter']})"
+            occ = "-" if r.get("limiter", "-") == "-" else f"{occupancy_pct(num(r, 'occupancy'))} ({r['limiter']})"
             label = f"{shape} {problem_text(r)}" + (f" ({machine})" if len(machines) > 1 else "")
             checked = "" if r.get("verified") == "yes" else f" (verified: {r.get('verified')})"
             body.append([label, r["variant"], short_launch(r), r.get("registers_per_thread", "") or "-", occ,
-                         sig(num(r, "gbps")) + checked, pct1(num(r, "pct_ceiling")), sig(num(r, "ratio_to_cublas"))])
+                         sig(num(r, "gbps")) + checked, pct1(num(r, "pct_ceiling")), sig(cublas_ratio(rows, r))])
     if not body:
         pathlib.Path(out).write_text(f"No row of step {step} in the committed ladder tables.\n")
         return
@@ -904,9 +918,11 @@ def best_of_step(rows, step):
 def vs_table(name, files, out):
     """The step beside other steps on the ladder's shapes: a row per variant (NN's own) or per step (the
     others, its fastest variant), a column per shape; GB/s (% of the read ceiling of the same run).
-    06_vs_05_12_float: step 06's variants, steps 05 and 12, float problems."""
+    06_vs_05_12_float: step 06's variants, steps 05 and 12, float problems; ..._ratio: cuBLAS's time over
+    each one's instead (above 1: faster than cuBLAS)."""
     step = name[:2]
     others, precisions, shapes = qualifier_tokens(name)
+    as_ratio = name.endswith("_ratio")  # cells: cuBLAS time / this time, instead of GB/s
     problems = ladder_problems(files, precisions, shapes)
     machines = sorted({p[0] for p in problems})
     columns = list(dict.fromkeys(shape for _, _, shape, _, _ in problems))
@@ -929,9 +945,14 @@ def vs_table(name, files, out):
                 line = [f"{precision}: {label}" + (f" ({machine})" if len(machines) > 1 else "")]
                 for shape in columns:
                     r = pick(mine.get(shape, []))
-                    line.append("-" if r is None else f"{sig(num(r, 'gbps'))} ({pct1(num(r, 'pct_ceiling'))})")
+                    if r is None:
+                        line.append("-")
+                    elif as_ratio:
+                        line.append(sig(cublas_ratio(mine.get(shape, []), r)))
+                    else:
+                        line.append(f"{sig(num(r, 'gbps'))} ({pct1(num(r, 'pct_ceiling'))})")
                 body.append(line)
-    head = ["GB/s (% of ceiling)"]
+    head = ["cuBLAS time / step time" if as_ratio else "GB/s (% of ceiling)"]
     for shape in columns:
         r0 = next(rows[0] for _, _, sh, rows, _ in problems if sh == shape)
         head.append(f"{shape}, {r0['m']} × {r0['n']}" + ("" if len(precisions) == 1 else " (float)"))
