@@ -6,6 +6,8 @@ HTML file per deck (figures inlined), with no network.
   build.py --root SRC --out DIR [--plot-python PY]          the `slides` target
   build.py --root SRC --out DIR --check                      excerpts and figures exist (no Marp, no matplotlib)
   build.py --root SRC --out DIR --test                       as the target, but exit 77 (skipped) without Marp
+  build.py --root SRC --out DIR --test --fit                 and every slide fits its frame in headless
+                                                             Chromium (fit.js; exit 77 without Chromium)
 
 A deck names what it shows on lines of their own, as HTML comments, so Marp's preview shows them as
 nothing and this script replaces them:
@@ -229,7 +231,7 @@ def expand(root, deck, figures):
         if not missing:
             kept.append(out)
             inlined += figs
-    text = "\n---\n".join("\n".join(p) for p in kept)
+    text = "\n---\n".join("\n".join(p) for p in kept).lstrip("\n")  # the front matter opens the file
     bad = [ln for ln in text.splitlines() if PLACEHOLDER.search(ln)]
     if bad:
         raise DeckError(f"{deck.name}: the rendered deck would show a placeholder: {bad[0].strip()[:100]}")
@@ -247,7 +249,19 @@ def find_marp(root):
     return marp, ""
 
 
-def render(root, out, plot_python, test):
+def fit(html_dir):
+    """Every slide of every rendered deck inside its 1280 x 720 frame, measured in headless Chromium
+    (fit.js); SKIPPED where Node, puppeteer-core or Chromium is absent."""
+    if not shutil.which("node"):
+        print("slides: no Node.js: the slides' fit is not measured", file=sys.stderr)
+        return SKIPPED
+    r = subprocess.run(["node", str(HERE / "fit.js"), str(html_dir)], capture_output=True, text=True)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    return r.returncode
+
+
+def render(root, out, plot_python, test, check_fit=False):
     problems, uses = check(root)
     if problems:
         print("slides: the decks name what is not there:", file=sys.stderr)
@@ -303,7 +317,9 @@ def render(root, out, plot_python, test):
         print(f"slides: {html} ({inlined} figures inline)")
     for b in bad:
         print(f"slides: {b}", file=sys.stderr)
-    return 1 if bad else 0
+    if bad:
+        return 1
+    return fit(html_dir) if check_fit else 0
 
 
 def main():
@@ -313,6 +329,9 @@ def main():
     ap.add_argument("--plot-python", default="/usr/bin/python3")
     ap.add_argument("--check", action="store_true", help="only check that excerpts and figures exist")
     ap.add_argument("--test", action="store_true", help="exit 77 (skipped) where Marp or matplotlib is absent")
+    ap.add_argument("--fit", action="store_true",
+                    help="then measure every slide in headless Chromium: fail on content past its edge "
+                         "(exit 77 without Chromium)")
     a = ap.parse_args()
     root = a.root.resolve()
     if a.check:
@@ -327,7 +346,7 @@ def main():
             print(f"slides: {len(uses)} decks; {n_ex} excerpts and {n_fig} figures and tables all found; "
                   f"the quoted numbers agree with the data; no placeholder")
         return 1 if problems else 0
-    return render(root, a.out.resolve(), a.plot_python, a.test)
+    return render(root, a.out.resolve(), a.plot_python, a.test, a.fit)
 
 
 if __name__ == "__main__":
