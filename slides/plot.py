@@ -65,7 +65,7 @@ def pct1(x):
 
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
-         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "scaling": "png",
+         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "scaling": "png",
          "matmul": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
@@ -73,7 +73,7 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            # every ladder table (ladder --format csv, one problem a file); the qualifier picks rows:
            # steps (two digits), a precision, a shape (08_ladder_float, 06_vs_05_12_float)
            "ladder": "ladder/*_ladder_*.csv", "vs": "ladder/*_ladder_*.csv", "climb": "ladder/*_ladder_*.csv",
-           "psweep": "*_step{step}_p_sweep{q}.csv", "scaling": "*_step{step}_gpus{q}.csv",
+           "psweep": "*_step{step}_p_sweep{q}.csv", "ptable": "*_step{step}_p_sweep{q}.csv", "scaling": "*_step{step}_gpus{q}.csv",
            "matmul": "*_step{step}_matmul{q}.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv",
@@ -705,6 +705,26 @@ def psweep_figure(name, files, out):
     finish(plt, fig, ax, footers, out)
 
 
+def ptable_table(name, files, out):
+    """The P sweep as a table: GB/s per shape and P, the best of each shape in bold."""
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        ps = sorted({threads_of(r) for r in rows})
+        shapes = list(dict.fromkeys((r["m"], r["n"], r.get("precision", "")) for r in rows))
+        body = []
+        for m, n, precision in shapes:
+            got = {threads_of(r): num(r, "gbps") for r in rows if (r["m"], r["n"], r.get("precision", "")) == (m, n, precision)}
+            top = max(got, key=got.get)
+            body.append([f"{m} × {n} {precision}"] + [("-" if p not in got else f"**{sig(got[p])}**" if p == top
+                                                        else sig(got[p])) for p in ps])
+        parts.append(md_table(["GB/s"] + [f"P = {p}" for p in ps], body) +
+                     f"\n\nBold: the best P of each shape; cold L2; measured on {provenance(rows, path)}")
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
 def scaling_figure(name, files, out):
     """Step 14: per problem and kernel, one GPU beside two: the slowest rank's compute and communication
     per product (stacked), with the speed-up over one GPU above the pair."""
@@ -1187,7 +1207,7 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "psweep": psweep_figure, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
+          "psweep": psweep_figure, "ptable": ptable_table, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
           "climb_double": climb_figure}
 

@@ -45,9 +45,9 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 DATA = HERE / "data"
-# A number, then the comment with its expression. The number may carry a sign and thousands
-# separators (a thin space is not used: a quoted number is one token).
-QUOTE = re.compile(r"(?P<value>[-−]?[0-9][0-9,]*(?:\.[0-9]+)?)<!--\s*=\s*(?P<expr>.*?)\s*-->")
+# A number (or a git revision), then the comment with its expression: one token, which may carry a
+# sign and thousands separators.
+QUOTE = re.compile(r"(?<![\w.,])(?P<value>[-−]?[0-9a-f][0-9a-f,]*(?:\.[0-9]+)?)<!--\s*=\s*(?P<expr>.*?)\s*-->")
 TABLE = re.compile(r"(?P<open><!--\s*begin table:\s*(?P<name>\S+)\s*-->\n)(?P<body>.*?)(?P<close><!--\s*end table\s*-->)",
                    re.S)
 PROBLEMS = ("float_square", "float_tall", "float_wide", "double_square", "double_tall", "double_wide")
