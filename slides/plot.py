@@ -65,7 +65,7 @@ def pct1(x):
 
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
-         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "scaling": "png",
+         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "ranktable": "md", "scaling": "png",
          "matmul": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
@@ -77,7 +77,7 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "matmul": "*_step{step}_matmul{q}.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv",
-           "ranks": "{machine}_step{step}_ranks.csv",  # 13_ranks_ci: the ci machine's; 13_ranks: every machine's
+           "ranks": "{machine}_step{step}_ranks.csv", "ranktable": "{machine}_step{step}_ranks.csv",  # 13_ranks_ci: the ci machine's; 13_ranks: every machine's
            "verdict": "*/*_step{step}_*{q}.csv",  # every suite of the benchmark
            "experiments": "*/*_step{step}_experiments{q}.csv",
            "hybrid": "*_step{step}_hybrid{q}.csv", "gpus": "*_step{step}_gpus{q}.csv"}
@@ -705,6 +705,34 @@ def psweep_figure(name, files, out):
     finish(plt, fig, ax, footers, out)
 
 
+def ranktable_table(name, files, out):
+    """Step 13 against ranks, per machine: each mode's total, compute and communication (ms per
+    product, the slowest rank's) and its speed-up over the fewest ranks."""
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        modes = list(dict.fromkeys(r["mode"] for r in rows))
+        ranks = sorted({int(num(r, "ranks")) for r in rows})
+        got = {(r["mode"], int(num(r, "ranks"))): r for r in rows}
+        head = ["ranks"] + [f"{m}: {w}" for m in modes for w in ("total", "compute", "comm.", "speed-up")]
+        body = []
+        for p in ranks:
+            line = [str(p)]
+            for m in modes:
+                r, r1 = got.get((m, p)), got.get((m, ranks[0]))
+                line += (["-"] * 4 if r is None else
+                         [sig(num(r, "median_ms")), sig(num(r, "compute_ms")), sig(num(r, "comm_ms")),
+                          sig(num(r1, "median_ms") / num(r, "median_ms")) if r1 else "-"])
+            body.append(line)
+        r0 = rows[0]
+        parts.append(md_table(head, body) + f"\n\n{r0['m']} × {r0['n']} {r0.get('precision', '')}, ms per product "
+                     f"(the slowest rank's), median of {r0.get('reps', '?')}, local product: {r0.get('local', '')}; "
+                     f"measured on {provenance(rows, path)}")
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
 def ptable_table(name, files, out):
     """The P sweep as a table: GB/s per shape and P, the best of each shape in bold."""
     parts = []
@@ -1207,7 +1235,7 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "psweep": psweep_figure, "ptable": ptable_table, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
+          "psweep": psweep_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
           "climb_double": climb_figure}
 
