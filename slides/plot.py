@@ -65,7 +65,7 @@ def pct1(x):
 
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
-         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "ranktable": "md", "scaling": "png",
+         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "ranktable": "md", "fig4vs": "png", "scaling": "png",
          "matmul": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
@@ -77,6 +77,8 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "matmul": "*_step{step}_matmul{q}.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv",
+           # 09_fig4vs_05_08_12: step 09's figure-4 file; the other steps' files of the same machine
+           "fig4vs": "*_step{step}_fig4.csv",
            "ranks": "{machine}_step{step}_ranks.csv", "ranktable": "{machine}_step{step}_ranks.csv",  # 13_ranks_ci: the ci machine's; 13_ranks: every machine's
            "verdict": "*/*_step{step}_*{q}.csv",  # every suite of the benchmark
            "experiments": "*/*_step{step}_experiments{q}.csv",
@@ -343,6 +345,68 @@ def fig4_figure(name, files, out):
             ax.set_ylabel("effective GB/s")
         ax.legend(fontsize=7.5)
     save_figure(plt, fig, footers, out, top=0.95)
+
+
+def fig4vs_figure(name, files, out):
+    """Sørensen's figure 4, one panel per family (tall 100N x N, square 10N x 10N, wide N x 100N):
+    every variant of the step (solid) beside the fastest variant of each other step named in the
+    qualifier (dashed; 12 is cuBLAS, dotted), all from the same machine's MACHINE_stepPP_fig4.csv.
+    A step whose file is missing is left out and named under the figure."""
+    plt = pyplot()
+    step = name[:2]
+    others, _, _ = qualifier_tokens(name)
+    path = files[0]  # one machine: the first with the step's own file
+    machine = path.name.split("_step")[0]
+    sets = [(step, read_rows(path))]
+    missing = []
+    for other in others:
+        f = path.parent / f"{machine}_step{other}_fig4.csv"
+        if f.is_file():
+            sets.append((other, read_rows(f)))
+        else:
+            missing.append(other)
+    family = lambda r: "tall" if num(r, "m") > num(r, "n") else "wide" if num(r, "m") < num(r, "n") else "square"
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.7), dpi=120, sharey=True)
+    fig.suptitle(f"step {step} beside steps {', '.join(o for o in others if o not in missing)}: "
+                 f"Sørensen's figure 4 ({sets[0][1][0].get('precision', '')}, cold L2)", fontsize=12, x=0.01,
+                 ha="left")
+    for ax, fam in zip(axes, ("tall", "square", "wide")):
+        for s_, rows in sets:
+            mine = [r for r in rows if family(r) == fam and r.get("verified", "yes") == "yes"]
+            if s_ == step:
+                for variant in dict.fromkeys(r["variant"] for r in mine):
+                    got = sorted((r for r in mine if r["variant"] == variant), key=lambda r: num(r, "bytes"))
+                    ax.plot([num(r, "bytes") for r in got], [num(r, "gbps") for r in got], marker="o", markersize=3.5,
+                            label=f"{step} {variant}")
+            else:
+                best = {}
+                for r in mine:
+                    b = num(r, "bytes")
+                    if b not in best or num(r, "gbps") > num(best[b], "gbps"):
+                        best[b] = r
+                xs = sorted(best)
+                what = "cuBLAS" if s_ == "12" else f"step {s_}, fastest"
+                ax.plot(xs, [num(best[x], "gbps") for x in xs], linestyle=":" if s_ == "12" else "--",
+                        color="black" if s_ == "12" else None, marker="s", markersize=3, label=what)
+        ceiling = sorted(num(r, "ceiling_gbps") for r in sets[0][1])
+        ax.axhline(ceiling[len(ceiling) // 2], color="grey", linewidth=1, label="read ceiling (median)")
+        ax.set_title({"tall": "tall 100N × N", "square": "square 10N × 10N", "wide": "wide N × 100N"}[fam],
+                     fontsize=10)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        plain_log_axis(ax.yaxis)
+        ax.grid(True, which="both", alpha=0.3)
+        ticks = sorted({num(r, "bytes") for r in sets[0][1] if family(r) == fam})[::2]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=7, rotation=45)
+        if ax is axes[0]:
+            ax.set_ylabel("effective GB/s")
+            ax.legend(fontsize=7)
+    footers = [provenance(rows, path) for _, rows in sets[:1]]
+    footers += [provenance(rows, path.parent / f"{machine}_step{s_}_fig4.csv") for s_, rows in sets[1:]]
+    if missing:
+        footers.append(f"{machine}: no figure-4 data of step{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    save_figure(plt, fig, footers, out, top=0.93)
 
 
 def bandwidth_figure(name, files, out):
@@ -825,8 +889,15 @@ def matmul_figure(name, files, out):
     if gemv:
         left.axhline(num(gemv[0], "gflops"), color="black", linestyle="--", linewidth=1,
                      label=f"GEMV: cuBLAS sgemv, {gemv[0]['m']}² float (the ladder)")
+    shared = [r for p in sorted(pathlib.Path(files[0]).parent.glob("ladder/*_ladder_float_square.csv"))
+              for r in read_rows(p) if r.get("step") == "05"]
+    if shared:
+        right.axhline(num(shared[0], "cgma"), color="black", linestyle="--", linewidth=1,
+                      label=f"GEMV: step 05, x once per block, {shared[0]['m']}² float")
     for ax, what in ((left, "GFLOP/s"), (right, "CGMA: multiply-adds per global access")):
         ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(__import__("matplotlib.ticker", fromlist=["x"]).FuncFormatter(
+            lambda v, _: f"{v:g}"))
         ax.set_yscale("log")
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("N (C = A·B, N × N × N)")
@@ -1235,7 +1306,7 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "psweep": psweep_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
+          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
           "climb_double": climb_figure}
 
