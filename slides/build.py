@@ -26,6 +26,10 @@ Measured numbers in prose are quoted from the data: `543<!-- = ladder("float_squ
 shows the number computed again. The check also fails on a placeholder ("not measured yet") in a
 deck or a README: a deck shows data or says nothing.
 
+Two editions from the same decks: the instructor's in DIR/html (everything, and the answers to each
+deck's questions), the students' in DIR/html/student (solution regions shown as the TODO line of the
+exercise, and no slide or line marked `<!-- instructor -->`).
+
 Marp comes from slides/node_modules (npm ci in slides/, pinned by package-lock.json).
 """
 import argparse
@@ -79,8 +83,26 @@ def dedent(lines):
     return [ln[min(indent, len(ln) - len(ln.lstrip())):] for ln in body]
 
 
-def excerpt(root, target):
-    """The lines of one named region, markers removed; DeckError naming the file and region."""
+def without_solutions(lines):
+    """The lines with every BEGIN/END SOLUTION region replaced by the `// TODO: hint` line a student
+    sees in exercises/ (cmake/generate_exercises.py writes the same stub)."""
+    out, skipping = [], False
+    for ln in lines:
+        m = BEGIN_SOLUTION.match(ln)
+        if m and not skipping:
+            indent = ln[:len(ln) - len(ln.lstrip())]
+            out.append(f"{indent}// TODO: {m.group(1) or 'your code here'}")
+            skipping = True
+        elif skipping and END_SOLUTION.match(ln):
+            skipping = False
+        elif not skipping:
+            out.append(ln)
+    return out
+
+
+def excerpt(root, target, student=False):
+    """The lines of one named region, markers removed; DeckError naming the file and region. For the
+    students' edition, what a solution region holds is left out: its TODO line stands in its place."""
     if "#" not in target:
         raise DeckError(f"excerpt {target!r}: name a region, PATH#NAME or PATH#solution:HINT")
     rel, region = target.split("#", 1)
@@ -98,7 +120,7 @@ def excerpt(root, target):
         end = next((j for j in range(found[0] + 1, len(lines)) if END_SOLUTION.match(lines[j])), None)
         if end is None:
             raise DeckError(f"excerpt {target!r}: the region in {rel} is never closed")
-        body = lines[found[0] + 1:end]
+        body = lines[found[0]:end + 1] if student else lines[found[0] + 1:end]
     else:
         starts = [i for i, ln in enumerate(lines) if (m := BEGIN_EXCERPT.match(ln)) and m.group(1) == region]
         ends = [i for i, ln in enumerate(lines) if (m := END_EXCERPT.match(ln)) and m.group(1) == region]
@@ -108,6 +130,8 @@ def excerpt(root, target):
             raise DeckError(f"excerpt {target!r}: {rel} needs exactly one BEGIN EXCERPT {region} and one "
                             f"END EXCERPT {region} after it")
         body = lines[starts[0] + 1:ends[0]]
+    if student:
+        body = without_solutions(body)
     body = dedent([ln for ln in body if not is_marker(ln)])
     if not body:
         raise DeckError(f"excerpt {target!r}: the region is empty")
@@ -197,9 +221,14 @@ def slides_of(text):
     return parts  # parts[0] is what precedes the front matter (nothing), parts[1] the front matter
 
 
-def expand(root, deck, figures):
+INSTRUCTOR = re.compile(r"<!--\s*instructor\s*-->")
+
+
+def expand(root, deck, figures, student=False):
     """The deck's Markdown with every directive replaced and every quoted number computed from the
-    data; a slide whose figure or table has no data yet is left out. (text, figures inlined)."""
+    data; a slide whose figure or table has no data yet is left out. The students' edition leaves
+    out what solution regions hold, every slide that has a line `<!-- instructor -->` of its own
+    (the answers) and every line that ends with that comment. (text, figures inlined)."""
     data = root / "slides" / "data"
     text, _, errors = quote.substitute(deck.read_text(), strip=True)
     if errors:
@@ -208,15 +237,23 @@ def expand(root, deck, figures):
     kept, inlined = parts[:2], 0
     for slide in parts[2:]:
         out, figs, missing = [], 0, False
+        if student and any(INSTRUCTOR.fullmatch(ln.strip()) for ln in slide):
+            continue
         for line in slide:
+            if INSTRUCTOR.search(line):
+                if student:
+                    continue
+                line = INSTRUCTOR.sub("", line).rstrip()
             m = DIRECTIVE.match(line)
             if not m:
                 out.append(line)
                 continue
             kind, arg = m.groups()
             if kind == "excerpt":
-                rel, region, body = excerpt(root, arg)
-                out += ["```cpp", *body, "```", f"*from `{rel}`*"]
+                rel, region, body = excerpt(root, arg, student)
+                out += ["```cpp", *body, "```", f"*from `{rel}`*" if not student else
+                        f"*from `{rel}`; the TODO is yours: `{rel.replace('solutions/', 'exercises/', 1)}`*"
+                        if any("// TODO:" in ln for ln in body) else f"*from `{rel}`*"]
                 continue
             _, pattern, files = plot.resolve(arg, data)
             made = figures / f"{arg}.{'png' if kind.startswith('figure') else 'md'}"
@@ -285,26 +322,34 @@ def render(root, out, plot_python, test, check_fit=False):
         print(f"slides: plot.py failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
         return 1
     counts = {}
-    for deck in uses:
-        text, inlined = expand(root, deck, figures)
-        (md_dir / deck.name).write_text(text)
-        counts[deck.stem] = inlined
+    editions = {"instructor": (md_dir, html_dir), "student": (md_dir / "student", html_dir / "student")}
+    for edition, (md, _) in editions.items():
+        md.mkdir(parents=True, exist_ok=True)
+        for deck in uses:
+            try:
+                text, inlined = expand(root, deck, figures, student=edition == "student")
+            except DeckError as e:
+                print(f"slides: {e}", file=sys.stderr)
+                return 1
+            (md / deck.name).write_text(text)
+            counts[(edition, deck.stem)] = inlined
     marp, why = find_marp(root)
     if not marp:
         print(f"slides: {why}", file=sys.stderr)
         print(f"slides: the decks' Markdown, with excerpts and figures, is in {md_dir}", file=sys.stderr)
         return SKIPPED if test else 1
-    stale = list(html_dir.glob("*.html"))
-    for f in stale:
-        f.unlink()
-    r = subprocess.run([str(marp), "--no-stdin", "--theme-set", str(HERE / "theme.css"), "--input-dir", str(md_dir),
-                        "--output", str(html_dir)], capture_output=True, text=True, cwd=out)
-    if r.returncode != 0:
-        print(f"slides: Marp failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
-        return 1
+    for edition, (md, html_out) in editions.items():
+        html_out.mkdir(parents=True, exist_ok=True)
+        for f in html_out.glob("*.html"):
+            f.unlink()
+        r = subprocess.run([str(marp), "--no-stdin", "--theme-set", str(HERE / "theme.css"), "--input-dir", str(md),
+                            "--output", str(html_out)], capture_output=True, text=True, cwd=out)
+        if r.returncode != 0:
+            print(f"slides: Marp failed on the {edition}s' edition:\n{r.stdout}{r.stderr}", file=sys.stderr)
+            return 1
     bad = []
-    for stem, inlined in counts.items():
-        html = html_dir / f"{stem}.html"
+    for (edition, stem), inlined in counts.items():
+        html = editions[edition][1] / f"{stem}.html"
         if not html.is_file():
             bad.append(f"{html.name}: not written")
             continue
@@ -319,7 +364,10 @@ def render(root, out, plot_python, test, check_fit=False):
         print(f"slides: {b}", file=sys.stderr)
     if bad:
         return 1
-    return fit(html_dir) if check_fit else 0
+    if not check_fit:
+        return 0
+    codes = [fit(html) for _, html in editions.values()]
+    return 1 if 1 in codes else max(codes)
 
 
 def main():
