@@ -28,7 +28,8 @@ deck or a README: a deck shows data or says nothing.
 
 Two editions from the same decks: the instructor's in DIR/html (everything, and the answers to each
 deck's questions), the students' in DIR/html/student (solution regions shown as the TODO line of the
-exercise, and no slide or line marked `<!-- instructor -->`).
+exercise, and no slide or line marked `<!-- instructor -->`). A line ending in `<!-- student -->`
+is the students' only.
 
 Marp comes from slides/node_modules (npm ci in slides/, pinned by package-lock.json).
 """
@@ -222,13 +223,15 @@ def slides_of(text):
 
 
 INSTRUCTOR = re.compile(r"<!--\s*instructor\s*-->")
+STUDENT = re.compile(r"<!--\s*student\s*-->")
 
 
 def expand(root, deck, figures, student=False):
     """The deck's Markdown with every directive replaced and every quoted number computed from the
     data; a slide whose figure or table has no data yet is left out. The students' edition leaves
     out what solution regions hold, every slide that has a line `<!-- instructor -->` of its own
-    (the answers) and every line that ends with that comment. (text, figures inlined)."""
+    (the answers) and every line that ends with that comment; the instructor's leaves out the lines that
+end with `<!-- student -->`. (text, figures inlined)."""
     data = root / "slides" / "data"
     text, _, errors = quote.substitute(deck.read_text(), strip=True)
     if errors:
@@ -240,10 +243,12 @@ def expand(root, deck, figures, student=False):
         if student and any(INSTRUCTOR.fullmatch(ln.strip()) for ln in slide):
             continue
         for line in slide:
-            if INSTRUCTOR.search(line):
-                if student:
-                    continue
-                line = INSTRUCTOR.sub("", line).rstrip()
+            for marker, mine in ((INSTRUCTOR, not student), (STUDENT, student)):
+                if marker.search(line):
+                    line = marker.sub("", line).rstrip() if mine else None
+                    break
+            if line is None:
+                continue
             m = DIRECTIVE.match(line)
             if not m:
                 out.append(line)
