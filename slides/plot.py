@@ -407,8 +407,7 @@ def fig4vs_figure(name, files, out):
         if ax is axes[0]:
             ax.set_ylabel("effective GB/s")
             ax.legend(fontsize=7)
-    footers = [provenance(rows, path) for _, rows in sets[:1]]
-    footers += [provenance(rows, path.parent / f"{machine}_step{s_}_fig4.csv") for s_, rows in sets[1:]]
+    footers = [provenance(rows, path.parent / f"{machine}_step{s_}_fig4.csv") + f" (step {s_})" for s_, rows in sets]
     if missing:
         footers.append(f"{machine}: no figure-4 data of step{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     save_figure(plt, fig, footers, out, top=0.93)
