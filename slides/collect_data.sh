@@ -18,6 +18,10 @@
 #               (400 KiB .. 1.6 GiB)                                 -> MACHINE_stepNN_fig4.csv
 #   06          also two_pass against P = 1 .. 128 threads a row on tall 819200 x 20, square 8192 x 8192
 #               and wide 80 x 204800                                 -> MACHINE_step06_p_sweep.csv
+#   ladder      the whole ladder (bin/ladder --format csv) on its six problems of 256 MiB, float and
+#               double, tall, square and wide     -> ladder/MACHINE_ladder_PRECISION_SHAPE.csv
+#               (the whole-climb deck, slides/ladder.md, draws every machine's files; name it
+#               explicitly: it is not part of the default list)
 #   07          the matmul detour, N x N x N for N = 128 .. 4096: mmult1, mmult2 at TILE 8, 16 and 32,
 #               cuBLAS gemm (verified up to N = 1024; the CPU reference is N^3)
 #                                                                     -> MACHINE_step07_matmul.csv
@@ -25,7 +29,7 @@
 # is reported and left out; nothing is written for a step with no successful run.
 set -euo pipefail
 if (($# < 2)); then
-  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 bin=$1
@@ -84,6 +88,22 @@ sweep_and_shapes() {
 }
 
 for step in "${steps[@]}"; do
+  if [[ $step == ladder ]]; then
+    if [[ ! -x $bin/ladder ]]; then
+      echo "ladder: no program in $bin" >&2
+      continue
+    fi
+    mkdir -p "$out/ladder"
+    for precision in float double; do
+      for shape in tall square wide; do
+        file="$out/ladder/${machine}_ladder_${precision}_${shape}.csv"
+        fresh "$file"
+        echo "ladder: $precision $shape" >&2
+        "$bin/ladder" --precision "$precision" --shape "$shape" --format csv >"$file" || rm -f "$file"
+      done
+    done
+    continue
+  fi
   program=$(program_of "$step")
   if [[ -z $program ]]; then
     echo "step $step: no program in $bin" >&2
