@@ -6,6 +6,8 @@ HTML file per deck (figures inlined), with no network.
   build.py --root SRC --out DIR [--plot-python PY]          the `slides` target
   build.py --root SRC --out DIR --check                      excerpts and figures exist (no Marp, no matplotlib)
   build.py --root SRC --out DIR --test                       as the target, but exit 77 (skipped) without Marp
+  build.py --root SRC --out DIR --test --fit                 and every slide fits its frame in headless
+                                                             Chromium (fit.js; exit 77 without Chromium)
 
 A deck names what it shows on lines of their own, as HTML comments, so Marp's preview shows them as
 nothing and this script replaces them:
@@ -15,8 +17,19 @@ nothing and this script replaces them:
   <!-- excerpt: solutions/02_cpu_openmp/gemv_cpu_openmp.cpp#solution:the same loop -->
         the BEGIN SOLUTION region whose hint starts with "the same loop"
   <!-- figure: 01_sweep -->            plot.py's figure, inlined; the build fails without its data
-  <!-- figure-if-data: 03_sweep -->    the same where its data is committed, else a note saying so
+  <!-- figure-if-data: 03_sweep -->    the same where its data is committed; until then the slide
+                                       that holds it is left out of the rendered deck (the check lists it)
   <!-- table: 01_summary -->  <!-- table-if-data: 03_occupancy -->   plot.py's tables, likewise
+
+Measured numbers in prose are quoted from the data: `543<!-- = ladder("float_square", "04").gbps -->`
+(quote.py): the check fails when a quoted number disagrees with the data, and the rendered deck
+shows the number computed again. The check also fails on a placeholder ("not measured yet") in a
+deck or a README: a deck shows data or says nothing.
+
+Two editions from the same decks: the instructor's in DIR/html (everything, and the answers to each
+deck's questions), the students' in DIR/html/student (solution regions shown as the TODO line of the
+exercise, and no slide or line marked `<!-- instructor -->`). A line ending in `<!-- student -->`
+is the students' only.
 
 Marp comes from slides/node_modules (npm ci in slides/, pinned by package-lock.json).
 """
@@ -37,9 +50,19 @@ BEGIN_SOLUTION = re.compile(r"^\s*//\s*BEGIN SOLUTION\b\s*(.*?)\s*$")
 END_SOLUTION = re.compile(r"^\s*//\s*END SOLUTION\b")
 SKIPPED = 77
 
-spec = importlib.util.spec_from_file_location("plot", HERE / "plot.py")
-plot = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(plot)
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+plot = load("plot")
+quote = load("quote")
+# What a reader must never see: a deck or README that promises data instead of showing it.
+PLACEHOLDER = re.compile(r"not measured (yet|on the)|not committed yet|measured yet:|\bTBD\b", re.I)
 
 
 class DeckError(Exception):
@@ -61,8 +84,26 @@ def dedent(lines):
     return [ln[min(indent, len(ln) - len(ln.lstrip())):] for ln in body]
 
 
-def excerpt(root, target):
-    """The lines of one named region, markers removed; DeckError naming the file and region."""
+def without_solutions(lines):
+    """The lines with every BEGIN/END SOLUTION region replaced by the `// TODO: hint` line a student
+    sees in exercises/ (cmake/generate_exercises.py writes the same stub)."""
+    out, skipping = [], False
+    for ln in lines:
+        m = BEGIN_SOLUTION.match(ln)
+        if m and not skipping:
+            indent = ln[:len(ln) - len(ln.lstrip())]
+            out.append(f"{indent}// TODO: {m.group(1) or 'your code here'}")
+            skipping = True
+        elif skipping and END_SOLUTION.match(ln):
+            skipping = False
+        elif not skipping:
+            out.append(ln)
+    return out
+
+
+def excerpt(root, target, student=False):
+    """The lines of one named region, markers removed; DeckError naming the file and region. For the
+    students' edition, what a solution region holds is left out: its TODO line stands in its place."""
     if "#" not in target:
         raise DeckError(f"excerpt {target!r}: name a region, PATH#NAME or PATH#solution:HINT")
     rel, region = target.split("#", 1)
@@ -80,7 +121,7 @@ def excerpt(root, target):
         end = next((j for j in range(found[0] + 1, len(lines)) if END_SOLUTION.match(lines[j])), None)
         if end is None:
             raise DeckError(f"excerpt {target!r}: the region in {rel} is never closed")
-        body = lines[found[0] + 1:end]
+        body = lines[found[0]:end + 1] if student else lines[found[0] + 1:end]
     else:
         starts = [i for i, ln in enumerate(lines) if (m := BEGIN_EXCERPT.match(ln)) and m.group(1) == region]
         ends = [i for i, ln in enumerate(lines) if (m := END_EXCERPT.match(ln)) and m.group(1) == region]
@@ -90,6 +131,8 @@ def excerpt(root, target):
             raise DeckError(f"excerpt {target!r}: {rel} needs exactly one BEGIN EXCERPT {region} and one "
                             f"END EXCERPT {region} after it")
         body = lines[starts[0] + 1:ends[0]]
+    if student:
+        body = without_solutions(body)
     body = dedent([ln for ln in body if not is_marker(ln)])
     if not body:
         raise DeckError(f"excerpt {target!r}: the region is empty")
@@ -97,7 +140,11 @@ def excerpt(root, target):
 
 
 def decks(root):
-    return sorted((root / "slides").glob("[0-9][0-9]_*.md"))
+    """The step decks, slides/NN_name.md, and the whole ladder's, slides/ladder.md."""
+    return sorted((root / "slides").glob("[0-9][0-9]_*.md")) + sorted((root / "slides").glob("ladder.md"))
+
+
+pending = []  # figures and tables whose data is not committed yet: their slides are left out
 
 
 def check(root):
@@ -105,6 +152,7 @@ def check(root):
     is one plot.py knows, and the ones a deck requires have data."""
     problems, found = [], {}
     data = root / "slides" / "data"
+    pending.clear()
     for deck in decks(root):
         text = deck.read_text()
         if not re.match(r"^---\s*\n(.*\n)*?marp:\s*true\s*\n", text):
@@ -130,11 +178,25 @@ def check(root):
                     elif not files and not kind.endswith("-if-data"):
                         problems.append(f"{deck.name}:{number}: {kind} {arg} has no data: nothing matches "
                                         f"slides/data/{pattern}")
+                    elif not files:
+                        pending.append(f"{deck.name}:{number}: {arg} (slides/data/{pattern}): its slide is left "
+                                       f"out until the data is committed")
             except (DeckError, plot.UnknownFigure) as e:
                 problems.append(f"{deck.name}:{number}: {e}")
         found[deck] = uses
     if not found:
         problems.append(f"no decks in {root / 'slides'}")
+    # Numbers quoted in prose agree with the data, and nothing promises data instead of showing it.
+    for doc in quote.documents(root):
+        rel = doc.relative_to(root)
+        text = doc.read_text()
+        _, changed, errors = quote.substitute(text)
+        problems += [f"{rel}:{e}" for e in errors]
+        problems += [f"{rel}:{line}: quotes {old}, the data says {new} ({expr}); "
+                     f"`python3 slides/quote.py update` rewrites it" for line, expr, old, new in changed]
+        for number, line in enumerate(text.splitlines(), start=1):
+            if PLACEHOLDER.search(line) and "PLACEHOLDER" not in line:
+                problems.append(f"{rel}:{number}: a placeholder where data should be: {line.strip()[:100]}")
     # Every figure names its machine and revision: the data must carry them (`date` is optional:
     # without it the figure gives the day the file was committed).
     for csv_file in sorted(data.glob("*.csv")):
@@ -147,37 +209,75 @@ def check(root):
     return problems, found
 
 
-def not_yet(kind, pattern):
-    what = "figure" if kind.startswith("figure") else "table"
-    return (f"> **Not measured yet:** this {what} is drawn from `slides/data/{pattern}` once a machine's data is "
-            f"committed there (`slides/collect_data.sh`).")
-
-
-def expand(root, deck, figures):
-    """The deck's Markdown with every directive replaced; (text, figures inlined)."""
-    out, inlined = [], 0
-    data = root / "slides" / "data"
-    for line in deck.read_text().splitlines():
-        m = DIRECTIVE.match(line)
-        if not m:
-            out.append(line)
-            continue
-        kind, arg = m.groups()
-        if kind == "excerpt":
-            rel, region, body = excerpt(root, arg)
-            out += ["```cpp", *body, "```", f"*from `{rel}`*"]
-            continue
-        _, pattern, files = plot.resolve(arg, data)
-        made = figures / f"{arg}.{'png' if kind.startswith('figure') else 'md'}"
-        if not files:
-            out.append(not_yet(kind, pattern))
-        elif kind.startswith("figure"):
-            png = base64.b64encode(made.read_bytes()).decode()
-            out.append(f"![w:1080](data:image/png;base64,{png})")
-            inlined += 1
+def slides_of(text):
+    """The deck split at its `---` lines: [front matter lines, slide lines, ...] (separators removed)."""
+    parts, current = [], []
+    for line in text.splitlines():
+        if line.strip() == "---":
+            parts.append(current)
+            current = []
         else:
-            out.append(made.read_text().rstrip())
-    return "\n".join(out) + "\n", inlined
+            current.append(line)
+    parts.append(current)
+    return parts  # parts[0] is what precedes the front matter (nothing), parts[1] the front matter
+
+
+INSTRUCTOR = re.compile(r"<!--\s*instructor\s*-->")
+STUDENT = re.compile(r"<!--\s*student\s*-->")
+
+
+def expand(root, deck, figures, student=False):
+    """The deck's Markdown with every directive replaced and every quoted number computed from the
+    data; a slide whose figure or table has no data yet is left out. The students' edition leaves
+    out what solution regions hold, every slide that has a line `<!-- instructor -->` of its own
+    (the answers) and every line that ends with that comment; the instructor's leaves out the lines that
+end with `<!-- student -->`. (text, figures inlined)."""
+    data = root / "slides" / "data"
+    text, _, errors = quote.substitute(deck.read_text(), strip=True)
+    if errors:
+        raise DeckError(f"{deck.name}: {errors[0]}")
+    parts = slides_of(text)
+    kept, inlined = parts[:2], 0
+    for slide in parts[2:]:
+        out, figs, missing = [], 0, False
+        if student and any(INSTRUCTOR.fullmatch(ln.strip()) for ln in slide):
+            continue
+        for line in slide:
+            for marker, mine in ((INSTRUCTOR, not student), (STUDENT, student)):
+                if marker.search(line):
+                    line = marker.sub("", line).rstrip() if mine else None
+                    break
+            if line is None:
+                continue
+            m = DIRECTIVE.match(line)
+            if not m:
+                out.append(line)
+                continue
+            kind, arg = m.groups()
+            if kind == "excerpt":
+                rel, region, body = excerpt(root, arg, student)
+                out += ["```cpp", *body, "```", f"*from `{rel}`*" if not student else
+                        f"*from `{rel}`; the TODO is yours: `{rel.replace('solutions/', 'exercises/', 1)}`*"
+                        if any("// TODO:" in ln for ln in body) else f"*from `{rel}`*"]
+                continue
+            _, pattern, files = plot.resolve(arg, data)
+            made = figures / f"{arg}.{'png' if kind.startswith('figure') else 'md'}"
+            if not files:
+                missing = True
+            elif kind.startswith("figure"):
+                png = base64.b64encode(made.read_bytes()).decode()
+                out.append(f"![w:1080](data:image/png;base64,{png})")
+                figs += 1
+            else:
+                out.append(made.read_text().rstrip())
+        if not missing:
+            kept.append(out)
+            inlined += figs
+    text = "\n---\n".join("\n".join(p) for p in kept).lstrip("\n")  # the front matter opens the file
+    bad = [ln for ln in text.splitlines() if PLACEHOLDER.search(ln)]
+    if bad:
+        raise DeckError(f"{deck.name}: the rendered deck would show a placeholder: {bad[0].strip()[:100]}")
+    return text + "\n", inlined
 
 
 def find_marp(root):
@@ -191,7 +291,19 @@ def find_marp(root):
     return marp, ""
 
 
-def render(root, out, plot_python, test):
+def fit(html_dir):
+    """Every slide of every rendered deck inside its 1280 x 720 frame, measured in headless Chromium
+    (fit.js); SKIPPED where Node, puppeteer-core or Chromium is absent."""
+    if not shutil.which("node"):
+        print("slides: no Node.js: the slides' fit is not measured", file=sys.stderr)
+        return SKIPPED
+    r = subprocess.run(["node", str(HERE / "fit.js"), str(html_dir)], capture_output=True, text=True)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    return r.returncode
+
+
+def render(root, out, plot_python, test, check_fit=False):
     problems, uses = check(root)
     if problems:
         print("slides: the decks name what is not there:", file=sys.stderr)
@@ -215,26 +327,34 @@ def render(root, out, plot_python, test):
         print(f"slides: plot.py failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
         return 1
     counts = {}
-    for deck in uses:
-        text, inlined = expand(root, deck, figures)
-        (md_dir / deck.name).write_text(text)
-        counts[deck.stem] = inlined
+    editions = {"instructor": (md_dir, html_dir), "student": (md_dir / "student", html_dir / "student")}
+    for edition, (md, _) in editions.items():
+        md.mkdir(parents=True, exist_ok=True)
+        for deck in uses:
+            try:
+                text, inlined = expand(root, deck, figures, student=edition == "student")
+            except DeckError as e:
+                print(f"slides: {e}", file=sys.stderr)
+                return 1
+            (md / deck.name).write_text(text)
+            counts[(edition, deck.stem)] = inlined
     marp, why = find_marp(root)
     if not marp:
         print(f"slides: {why}", file=sys.stderr)
         print(f"slides: the decks' Markdown, with excerpts and figures, is in {md_dir}", file=sys.stderr)
         return SKIPPED if test else 1
-    stale = list(html_dir.glob("*.html"))
-    for f in stale:
-        f.unlink()
-    r = subprocess.run([str(marp), "--no-stdin", "--theme-set", str(HERE / "theme.css"), "--input-dir", str(md_dir),
-                        "--output", str(html_dir)], capture_output=True, text=True, cwd=out)
-    if r.returncode != 0:
-        print(f"slides: Marp failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
-        return 1
+    for edition, (md, html_out) in editions.items():
+        html_out.mkdir(parents=True, exist_ok=True)
+        for f in html_out.glob("*.html"):
+            f.unlink()
+        r = subprocess.run([str(marp), "--no-stdin", "--theme-set", str(HERE / "theme.css"), "--input-dir", str(md),
+                            "--output", str(html_out)], capture_output=True, text=True, cwd=out)
+        if r.returncode != 0:
+            print(f"slides: Marp failed on the {edition}s' edition:\n{r.stdout}{r.stderr}", file=sys.stderr)
+            return 1
     bad = []
-    for stem, inlined in counts.items():
-        html = html_dir / f"{stem}.html"
+    for (edition, stem), inlined in counts.items():
+        html = editions[edition][1] / f"{stem}.html"
         if not html.is_file():
             bad.append(f"{html.name}: not written")
             continue
@@ -247,7 +367,12 @@ def render(root, out, plot_python, test):
         print(f"slides: {html} ({inlined} figures inline)")
     for b in bad:
         print(f"slides: {b}", file=sys.stderr)
-    return 1 if bad else 0
+    if bad:
+        return 1
+    if not check_fit:
+        return 0
+    codes = [fit(html) for _, html in editions.values()]
+    return 1 if 1 in codes else max(codes)
 
 
 def main():
@@ -257,6 +382,9 @@ def main():
     ap.add_argument("--plot-python", default="/usr/bin/python3")
     ap.add_argument("--check", action="store_true", help="only check that excerpts and figures exist")
     ap.add_argument("--test", action="store_true", help="exit 77 (skipped) where Marp or matplotlib is absent")
+    ap.add_argument("--fit", action="store_true",
+                    help="then measure every slide in headless Chromium: fail on content past its edge "
+                         "(exit 77 without Chromium)")
     a = ap.parse_args()
     root = a.root.resolve()
     if a.check:
@@ -265,10 +393,13 @@ def main():
             print(f"slides: {p}", file=sys.stderr)
         n_ex = sum(k == "excerpt" for u in uses.values() for k, _ in u)
         n_fig = sum(k != "excerpt" for u in uses.values() for k, _ in u)
+        for p in pending:
+            print(f"slides: waiting for data: {p}")
         if not problems:
-            print(f"slides: {len(uses)} decks; {n_ex} excerpts and {n_fig} figures and tables all found")
+            print(f"slides: {len(uses)} decks; {n_ex} excerpts and {n_fig} figures and tables all found; "
+                  f"the quoted numbers agree with the data; no placeholder")
         return 1 if problems else 0
-    return render(root, a.out.resolve(), a.plot_python, a.test)
+    return render(root, a.out.resolve(), a.plot_python, a.test, a.fit)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@
 #   slides/collect_data.sh BIN_DIR MACHINE [NN ...]
 #     BIN_DIR  where the step programs are (build/default/bin)
 #     MACHINE  the files' prefix: h100 on the lab's GPU machine, ci on a CPU-only machine
-#     NN       the steps to measure (default: every step program in BIN_DIR but 07, the matmul
-#              detour, and 13-14, which run under mpiexec)
+#     NN       the steps to measure (default: every step program in BIN_DIR but 13-14, which run
+#              under mpiexec)
 #
 # What each step gets:
 #   00          one row of key,value columns                          -> MACHINE_step00.csv
@@ -16,11 +16,20 @@
 #   GPU steps   square sweep 256 .. 32768 (256 KiB .. 4 GiB), the same shapes, and Sørensen's
 #               figure 4: tall 100N x N, square 10N x 10N, wide N x 100N for N = 32 .. 2048
 #               (400 KiB .. 1.6 GiB)                                 -> MACHINE_stepNN_fig4.csv
+#   06          also two_pass against P = 1 .. 128 threads a row on tall 819200 x 20, square 8192 x 8192
+#               and wide 80 x 204800                                 -> MACHINE_step06_p_sweep.csv
+#   ladder      the whole ladder (bin/ladder --format csv) on its six problems of 256 MiB, float and
+#               double, tall, square and wide     -> ladder/MACHINE_ladder_PRECISION_SHAPE.csv
+#               (the whole-climb deck, slides/ladder.md, draws every machine's files; name it
+#               explicitly: it is not part of the default list)
+#   07          the matmul detour, N x N x N for N = 128 .. 4096: mmult1, mmult2 at TILE 8, 16 and 32,
+#               cuBLAS gemm (verified up to N = 1024; the CPU reference is N^3)
+#                                                                     -> MACHINE_step07_matmul.csv
 # float, cold cache, each program's default repetitions. A run that fails or is skipped (no GPU)
 # is reported and left out; nothing is written for a step with no successful run.
 set -euo pipefail
 if (($# < 2)); then
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 bin=$1
@@ -43,7 +52,7 @@ steps=("$@")
 if ((${#steps[@]} == 0)); then
   for dir in "$here"/../steps/[0-9][0-9]_*; do
     step=$(basename "$dir" | cut -c1-2)
-    case $step in 07 | 13 | 14) continue ;; esac
+    case $step in 13 | 14) continue ;; esac
     [[ -n $(program_of "$step") ]] && steps+=("$step")
   done
 fi
@@ -79,6 +88,22 @@ sweep_and_shapes() {
 }
 
 for step in "${steps[@]}"; do
+  if [[ $step == ladder ]]; then
+    if [[ ! -x $bin/ladder ]]; then
+      echo "ladder: no program in $bin" >&2
+      continue
+    fi
+    mkdir -p "$out/ladder"
+    for precision in float double; do
+      for shape in tall square wide; do
+        file="$out/ladder/${machine}_ladder_${precision}_${shape}.csv"
+        fresh "$file"
+        echo "ladder: $precision $shape" >&2
+        "$bin/ladder" --precision "$precision" --shape "$shape" --format csv >"$file" || rm -f "$file"
+      done
+    done
+    continue
+  fi
   program=$(program_of "$step")
   if [[ -z $program ]]; then
     echo "step $step: no program in $bin" >&2
@@ -91,6 +116,12 @@ for step in "${steps[@]}"; do
       run "$out/${machine}_step00.csv" "$program"
       ;;
     01 | 02) sweep_and_shapes "$step" "$program" 128 256 512 1024 2048 4096 8192 16384 ;;
+    07)
+      matmul="$out/${machine}_step07_matmul.csv"
+      fresh "$matmul"
+      for n in 128 256 512 1024; do run "$matmul" "$program" --m "$n" --n "$n" --k "$n"; done
+      for n in 2048 4096; do run "$matmul" "$program" --m "$n" --n "$n" --k "$n" --no-verify; done
+      ;;
     13 | 14) echo "  not measured here: the MPI steps run under mpiexec" >&2 ;;
     *)
       sweep_and_shapes "$step" "$program" 256 512 1024 2048 4096 8192 16384 32768
@@ -101,6 +132,15 @@ for step in "${steps[@]}"; do
         run "$fig4" "$program" --m $((10 * n)) --n $((10 * n))
         run "$fig4" "$program" --m "$n" --n $((100 * n))
       done
+      if [[ $step == 06 ]]; then
+        psweep="$out/${machine}_step06_p_sweep.csv"
+        fresh "$psweep"
+        for mn in 819200x20 8192x8192 80x204800; do
+          for p in 1 2 4 8 16 32 64 128; do
+            run "$psweep" "$program" --variant two_pass --p "$p" --m "${mn%x*}" --n "${mn#*x}"
+          done
+        done
+      fi
       ;;
   esac
 done

@@ -33,21 +33,62 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from quote import sig_text  # noqa: E402: three significant figures, the one rounding of every table
+
+
+def sig(x):
+    """A measured number as tables show it: three significant figures, '-' where there is none."""
+    try:
+        return sig_text(x)
+    except Exception:
+        return "-"
+
+
+def occupancy_pct(x):
+    """Theoretical occupancy as a percentage: 100 %, 75 %, 62.5 %."""
+    return f"{100 * float(x):.1f}".rstrip("0").rstrip(".") + " %"
+
+
+def cublas_ratio(rows, r):
+    """cuBLAS time / this row's time on the same problem of one ladder table (above 1: faster), from
+    the medians, not from the 3-decimal ratio column."""
+    ref = [c for c in rows if c.get("step") == "12"]
+    if ref and num(r, "median_ms") > 0:
+        return num(ref[0], "median_ms") / num(r, "median_ms")
+    return num(r, "ratio_to_cublas")
+
+
+def pct1(x):
+    """A percentage: one decimal."""
+    return "-" if not math.isfinite(float(x)) else f"{float(x):.1f} %"
+
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
-         "verdict": "md", "experiments": "png"}
+         "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "ranktable": "md", "fig4vs": "png", "scaling": "png",
+         "matmul": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
 DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
-           "ladder": "ladder/*_ladder_*{q}.csv",  # every step's row of the ladder tables; the deck's step is picked
+           # every ladder table (ladder --format csv, one problem a file); the qualifier picks rows:
+           # steps (two digits), a precision, a shape (08_ladder_float, 06_vs_05_12_float)
+           "ladder": "ladder/*_ladder_*.csv", "vs": "ladder/*_ladder_*.csv", "climb": "ladder/*_ladder_*.csv",
+           "psweep": "*_step{step}_p_sweep{q}.csv", "ptable": "*_step{step}_p_sweep{q}.csv", "scaling": "*_step{step}_gpus{q}.csv",
+           "matmul": "*_step{step}_matmul{q}.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
-           "targets": "*/*_step{step}_targets{q}*.csv", "ranks": "*_step{step}_ranks{q}.csv",
+           "targets": "*/*_step{step}_targets{q}*.csv",
+           # 09_fig4vs_05_08_12: step 09's figure-4 file; the other steps' files of the same machine
+           "fig4vs": "*_step{step}_fig4.csv",
+           "ranks": "{machine}_step{step}_ranks.csv", "ranktable": "{machine}_step{step}_ranks.csv",  # 13_ranks_ci: the ci machine's; 13_ranks: every machine's
            "verdict": "*/*_step{step}_*{q}.csv",  # every suite of the benchmark
            "experiments": "*/*_step{step}_experiments{q}.csv",
            "hybrid": "*_step{step}_hybrid{q}.csv", "gpus": "*_step{step}_gpus{q}.csv"}
 SWEEP = "*_step{step}_sweep{q}.csv"
-SPECIAL = {"00_bandwidth": ("png", "step00"), "00_facts": ("md", "step00")}
-NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")(?:_([a-z0-9]+))?$")
+SPECIAL = {"00_bandwidth": ("png", "*_step00.csv"), "00_facts": ("md", "*_step00.csv"),
+           # the whole climb: every step's best, per ladder problem and machine (ladder --format csv)
+           "climb": ("png", "ladder/*_ladder_*.csv"), "climb_float": ("png", "ladder/*_ladder_float_*.csv"),
+           "climb_double": ("png", "ladder/*_ladder_double_*.csv")}
+NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")(?:_([a-z0-9_]+))?$")
 
 
 class UnknownFigure(Exception):
@@ -58,8 +99,7 @@ def resolve(name, data_dir):
     """(kind 'png' or 'md', pattern, [data files]) for a figure name; UnknownFigure if no such name."""
     data_dir = pathlib.Path(data_dir)
     if name in SPECIAL:
-        kind, stem = SPECIAL[name]
-        pattern = f"*_{stem}.csv"
+        kind, pattern = SPECIAL[name]
     else:
         m = NAME.match(name)
         if not m:
@@ -67,7 +107,8 @@ def resolve(name, data_dir):
                                 f"NN_{'|NN_'.join(KINDS)}, each with an optional _QUALIFIER)")
         step, what, qualifier = m.groups()
         kind = KINDS[what]
-        pattern = DATA_OF.get(what, SWEEP).format(step=step, q=f"_{qualifier}" if qualifier else "")
+        pattern = DATA_OF.get(what, SWEEP).format(step=step, q=f"_{qualifier}" if qualifier else "",
+                                                  machine=qualifier or "*")
     return kind, pattern, sorted(data_dir.glob(pattern))
 
 
@@ -89,8 +130,13 @@ def num(r, key):
         return float("nan")
 
 
+GIT_DATES = True  # quote.py turns it off: a README's table must not change with the clone's history
+
+
 def committed_date(path):
     """The day the file was committed, for data without a date column."""
+    if not GIT_DATES:
+        return "date: the file's commit"
     try:
         out = subprocess.run(["git", "log", "-1", "--format=%cs", "--", path.name], cwd=path.parent,
                              capture_output=True, text=True, timeout=10).stdout.strip()
@@ -157,9 +203,24 @@ def plain_log_axis(axis):
 
 
 def finish(plt, fig, ax, footers, out):
-    """Names every machine (device, date, revision) under the axes, then writes the PNG."""
-    ax.legend(fontsize=8.5, loc="best", framealpha=0.85)
+    """Names every machine (device, date, revision) under the axes, then writes the PNG. A long legend
+    goes in two columns above the data, with room made for it."""
+    entries = len(ax.get_legend_handles_labels()[0])
+    if entries > 5 and ax.get_yscale() == "linear":
+        ax.set_ylim(top=ax.get_ylim()[1] * (1.15 + 0.06 * ((entries + 1) // 2)))
+        ax.legend(fontsize=8, loc="upper center", ncol=2, framealpha=0.9)
+    else:
+        ax.legend(fontsize=8.5, loc="best", framealpha=0.85)
     save_figure(plt, fig, footers, out)
+
+
+def machine_label(rows):
+    """How a legend tells machines apart: the file's prefix, with its core count on a CPU (two hosts'
+    CPUs may report the same model name) or its GPU's name."""
+    r = rows[0]
+    if r.get("runtime") == "-":
+        return f"{r['_machine']}, {r.get('units', '?')} threads"
+    return f"{r['_machine']}: {r.get('device', '?')}"
 
 
 def series(files):
@@ -172,7 +233,7 @@ def series(files):
         by_variant = {}
         for r in rows:
             by_variant.setdefault(r.get("variant", "?"), []).append(r)
-        out.append((rows[0].get("device", path.stem), provenance(rows, path), by_variant))
+        out.append((machine_label(rows), provenance(rows, path), by_variant))
     return out
 
 
@@ -289,6 +350,67 @@ def fig4_figure(name, files, out):
             ax.set_ylabel("effective GB/s")
         ax.legend(fontsize=7.5)
     save_figure(plt, fig, footers, out, top=0.95)
+
+
+def fig4vs_figure(name, files, out):
+    """Sørensen's figure 4, one panel per family (tall 100N x N, square 10N x 10N, wide N x 100N):
+    every variant of the step (solid) beside the fastest variant of each other step named in the
+    qualifier (dashed; 12 is cuBLAS, dotted), all from the same machine's MACHINE_stepPP_fig4.csv.
+    A step whose file is missing is left out and named under the figure."""
+    plt = pyplot()
+    step = name[:2]
+    others, _, _ = qualifier_tokens(name)
+    path = files[0]  # one machine: the first with the step's own file
+    machine = path.name.split("_step")[0]
+    sets = [(step, read_rows(path))]
+    missing = []
+    for other in others:
+        f = path.parent / f"{machine}_step{other}_fig4.csv"
+        if f.is_file():
+            sets.append((other, read_rows(f)))
+        else:
+            missing.append(other)
+    family = lambda r: "tall" if num(r, "m") > num(r, "n") else "wide" if num(r, "m") < num(r, "n") else "square"
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.7), dpi=120, sharey=True)
+    fig.suptitle(f"step {step} beside steps {', '.join(o for o in others if o not in missing)}: "
+                 f"Sørensen's figure 4 ({sets[0][1][0].get('precision', '')}, cold L2)", fontsize=12, x=0.01,
+                 ha="left")
+    for ax, fam in zip(axes, ("tall", "square", "wide")):
+        for s_, rows in sets:
+            mine = [r for r in rows if family(r) == fam and r.get("verified", "yes") == "yes"]
+            if s_ == step:
+                for variant in dict.fromkeys(r["variant"] for r in mine):
+                    got = sorted((r for r in mine if r["variant"] == variant), key=lambda r: num(r, "bytes"))
+                    ax.plot([num(r, "bytes") for r in got], [num(r, "gbps") for r in got], marker="o", markersize=3.5,
+                            label=f"{step} {variant}")
+            else:
+                best = {}
+                for r in mine:
+                    b = num(r, "bytes")
+                    if b not in best or num(r, "gbps") > num(best[b], "gbps"):
+                        best[b] = r
+                xs = sorted(best)
+                what = "cuBLAS" if s_ == "12" else f"step {s_}, fastest"
+                ax.plot(xs, [num(best[x], "gbps") for x in xs], linestyle=":" if s_ == "12" else "--",
+                        color="black" if s_ == "12" else None, marker="s", markersize=3, label=what)
+        ceiling = sorted(num(r, "ceiling_gbps") for r in sets[0][1])
+        ax.axhline(ceiling[len(ceiling) // 2], color="grey", linewidth=1, label="read ceiling (median)")
+        ax.set_title({"tall": "tall 100N × N", "square": "square 10N × 10N", "wide": "wide N × 100N"}[fam],
+                     fontsize=10)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        plain_log_axis(ax.yaxis)
+        ax.grid(True, which="both", alpha=0.3)
+        ticks = sorted({num(r, "bytes") for r in sets[0][1] if family(r) == fam})[::2]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=7, rotation=45)
+        if ax is axes[0]:
+            ax.set_ylabel("effective GB/s")
+            ax.legend(fontsize=7)
+    footers = [provenance(rows, path.parent / f"{machine}_step{s_}_fig4.csv") + f" (step {s_})" for s_, rows in sets]
+    if missing:
+        footers.append(f"{machine}: no figure-4 data of step{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    save_figure(plt, fig, footers, out, top=0.93)
 
 
 def bandwidth_figure(name, files, out):
@@ -478,20 +600,22 @@ def targets_figure(name, files, out):
 # ------------------------------------------------------------------ MPI: steps 13 and 14
 
 def ranks_figure(name, files, out):
-    """Step 13: time per product split into compute and communication, and speed-up, against ranks."""
+    """Step 13: time per product split into compute and communication, and speed-up, against ranks;
+    a row of two panels per machine, each titled by its own data (13_ranks_h200x2: that machine only)."""
     plt = pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), dpi=120)
+    sets = [(read_rows(p), p) for p in files]
+    sets = [(rows, p) for rows, p in sets if rows]
+    fig, axes = plt.subplots(len(sets), 2, figsize=(11, 4.6 * len(sets)), dpi=120, squeeze=False)
     footers = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for (left, right), (rows, path) in zip(axes, sets):
         footers.append(provenance(rows, path))
         r0 = rows[0]
-        fig.suptitle(f"step {name[:2]}: {r0['m']} x {r0['n']} {r0.get('precision', '')}, one product, against the "
-                     f"number of ranks (local product: {r0.get('local', '')})", fontsize=11.5, x=0.01, ha="left")
         modes = list(dict.fromkeys(r["mode"] for r in rows))
         ranks = sorted({int(num(r, "ranks")) for r in rows})
+        cores = r0.get("units", "?")
+        left.set_title(f"{r0['_machine']} ({cores} cores): {r0['m']} x {r0['n']} {r0.get('precision', '')}, "
+                       f"{ranks[0]} to {ranks[-1]} ranks, local product: {r0.get('local', '')}", fontsize=11,
+                       loc="left")
         width = 0.8 / len(modes)
         for k, mode in enumerate(modes):
             got = {int(num(r, "ranks")): r for r in rows if r["mode"] == mode}
@@ -523,7 +647,267 @@ def ranks_figure(name, files, out):
         right.set_ylabel("speed-up")
         right.grid(True, which="both", alpha=0.3)
         right.legend(fontsize=7.5)
-        break  # one machine per figure
+    save_figure(plt, fig, footers, out)
+
+
+# ------------------------------------------------------------------- the climb, and steps 06, 07, 14
+
+STEP_WORDS = {"01": "CPU loop", "02": "OpenMP", "03": "naive", "04": "coalesced", "05": "shared x",
+              "06": "reduction", "08": "threads/row", "09": "rows/thread", "10": "threads, cols",
+              "11": "versatile", "12": "cuBLAS", "13": "MPI, CPU", "14": "MPI + GPU"}
+
+
+TOP = 150  # the climb's % axis: bars past it (a CPU ceiling measured low on a busy host) are cut, their % written
+
+
+def climb_figure(name, files, out):
+    """The whole ladder in one picture: every step's fastest verified variant as % of the read ceiling
+    measured in the same run, one panel per ladder problem (precision x shape), one bar per step and
+    machine (a new machine's ladder files add their bars). CPU steps (01, 02, 13) are measured against
+    the CPU's own read ceiling, the GPU steps against the GPU's; cuBLAS (step 12) is marked across the
+    panel."""
+    plt = pyplot()
+    problems = ladder_problems(files)
+    machines = sorted({p[0] for p in problems})
+    precisions = sorted({p[1] for p in problems}, key=PRECISION_ORDER.get)
+    shapes = sorted({p[2] for p in problems}, key=SHAPE_ORDER.get)
+    fig, axes = plt.subplots(len(precisions), len(shapes), figsize=(12.5, 3.2 * len(precisions) + 1.2), dpi=120,
+                             sharey=True, squeeze=False)
+    fig.suptitle("The climb: each step's fastest variant, % of the read ceiling measured in the same run",
+                 fontsize=11.5, x=0.01, ha="left")
+    steps = sorted({r["step"] for _, _, _, rows, _ in problems for r in rows})
+    footers = []
+    width = 0.8 / len(machines)
+    hatches = ["", "//", "..", "xx"]
+    for i, precision in enumerate(precisions):
+        for j, shape in enumerate(shapes):
+            ax = axes[i][j]
+            for k, machine in enumerate(machines):
+                got = [(rows, path) for mach, prec, sh, rows, path in problems
+                       if (mach, prec, sh) == (machine, precision, shape)]
+                if not got:
+                    continue
+                rows, path = got[0]
+                gpu_rows = [r for r in rows if r.get("runtime", "-") != "-"] or rows
+                cpu_rows = [r for r in rows if r.get("runtime", "-") == "-"]
+                footers.append(provenance(gpu_rows, path))
+                if cpu_rows:
+                    footers.append(provenance(cpu_rows, path) + " (CPU steps 01, 02, 13)")
+                for s_i, step in enumerate(steps):
+                    r = best_of_step(rows, step)
+                    if r is None:
+                        continue
+                    cpu = r.get("runtime", "-") == "-"
+                    colour = "tab:orange" if step == "12" else "tab:grey" if cpu else "tab:blue"
+                    x = s_i - 0.4 + width * (k + 0.5)
+                    pct = num(r, "pct_ceiling")
+                    shown = min(pct, TOP - 12)
+                    ax.bar(x, shown, width, color=colour, hatch=hatches[k % 4], edgecolor="white")
+                    label = sig(num(r, "gbps")) + (f" ({pct:.0f} %)" if pct > shown else "")
+                    ax.text(x, shown + 2, label, ha="center", va="bottom", fontsize=6, rotation=90)
+                    if step == "12":
+                        ax.axhline(pct, color="tab:orange", linestyle="--", linewidth=0.9)
+                r0 = gpu_rows[0]
+            ax.axhline(100, color="black", linewidth=0.8)
+            ax.set_title(f"{precision}, {shape}: {r0['m']} × {r0['n']}", fontsize=9.5)
+            ax.set_xticks(range(len(steps)))
+            ax.set_xticklabels(steps, fontsize=7.5)
+            ax.set_ylim(0, TOP)
+            ax.grid(True, axis="y", alpha=0.3)
+            if j == 0:
+                ax.set_ylabel("% of read ceiling", fontsize=9)
+            if i == len(precisions) - 1:
+                ax.set_xlabel("step (bar labels: GB/s)", fontsize=8.5)
+    from matplotlib.patches import Patch
+    handles = [Patch(color="tab:grey", label="CPU step (its own ceiling)"), Patch(color="tab:blue", label="GPU step"),
+               Patch(color="tab:orange", label="cuBLAS (step 12)")]
+    if len(machines) > 1:
+        handles += [Patch(facecolor="white", edgecolor="black", hatch=hatches[k % 4], label=m)
+                    for k, m in enumerate(machines)]
+    fig.legend(handles=handles, fontsize=8, loc="upper right", ncol=len(handles), frameon=False,
+               bbox_to_anchor=(0.995, 0.965 if len(precisions) == 1 else 0.975))
+    save_figure(plt, fig, footers, out, top=0.9 if len(precisions) == 1 else 0.94)
+
+
+def threads_of(r):
+    m = re.search(r"block (\d+)x(\d+)", r.get("launch", ""))
+    return int(m.group(1)) if m else float("nan")
+
+
+def psweep_figure(name, files, out):
+    """Step 06's two-pass kernel against P, its threads per row, on three shapes of one footprint."""
+    plt, fig, ax = new_figure(f"step {name[:2]} two_pass: GB/s against P, the threads per row (cold L2)")
+    footers = []
+    markers = "v s > o D".split()
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        shapes = list(dict.fromkeys((r["m"], r["n"], r.get("precision", "")) for r in rows))
+        for k, (m, n, precision) in enumerate(shapes):
+            got = sorted((r for r in rows if (r["m"], r["n"], r.get("precision", "")) == (m, n, precision)),
+                         key=threads_of)
+            ps = [threads_of(r) for r in got]
+            gb = [num(r, "gbps") for r in got]
+            kind = "tall" if int(m) > int(n) else "wide" if int(m) < int(n) else "square"
+            line, = ax.plot(ps, gb, marker=markers[k % len(markers)],
+                            label=f"{kind} {m} × {n} {precision}" + (f" ({rows[0]['_machine']})" if len(files) > 1
+                                                                      else ""))
+            top = max(range(len(gb)), key=gb.__getitem__)
+            ax.annotate(f"best P = {ps[top]}: {sig(gb[top])}", (ps[top], gb[top]), textcoords="offset points",
+                        xytext=(0, 7), ha="right" if top == len(gb) - 1 else "center", fontsize=8,
+                        color=line.get_color())
+        ceiling = [num(r, "ceiling_gbps") for r in rows]
+        ax.axhline(sorted(ceiling)[len(ceiling) // 2], color="grey", linewidth=1,
+                   label="read ceiling, measured in the same runs (median)")
+        ax.set_ylim(top=max(ceiling) * 1.7)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    plain_log_axis(ax.yaxis)
+    ps = sorted({threads_of(r) for f in files for r in read_rows(f)})
+    ax.set_xticks(ps)
+    ax.set_xticklabels([str(p) for p in ps])
+    ax.set_xlabel("P: threads per row (a block of 256 threads holds 256 / P rows)")
+    ax.set_ylabel("effective GB/s")
+    finish(plt, fig, ax, footers, out)
+
+
+def ranktable_table(name, files, out):
+    """Step 13 against ranks, per machine: each mode's total, compute and communication (ms per
+    product, the slowest rank's) and its speed-up over the fewest ranks."""
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        modes = list(dict.fromkeys(r["mode"] for r in rows))
+        ranks = sorted({int(num(r, "ranks")) for r in rows})
+        got = {(r["mode"], int(num(r, "ranks"))): r for r in rows}
+        head = ["ranks"] + [f"{m}: {w}" for m in modes for w in ("total", "compute", "comm.", "speed-up")]
+        body = []
+        for p in ranks:
+            line = [str(p)]
+            for m in modes:
+                r, r1 = got.get((m, p)), got.get((m, ranks[0]))
+                line += (["-"] * 4 if r is None else
+                         [sig(num(r, "median_ms")), sig(num(r, "compute_ms")), sig(num(r, "comm_ms")),
+                          sig(num(r1, "median_ms") / num(r, "median_ms")) if r1 else "-"])
+            body.append(line)
+        r0 = rows[0]
+        parts.append(md_table(head, body) + f"\n\n{r0['m']} × {r0['n']} {r0.get('precision', '')}, ms per product "
+                     f"(the slowest rank's), median of {r0.get('reps', '?')}, local product: {r0.get('local', '')}; "
+                     f"measured on {provenance(rows, path)}")
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
+def ptable_table(name, files, out):
+    """The P sweep as a table: GB/s per shape and P, the best of each shape in bold."""
+    parts = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        ps = sorted({threads_of(r) for r in rows})
+        shapes = list(dict.fromkeys((r["m"], r["n"], r.get("precision", "")) for r in rows))
+        body = []
+        for m, n, precision in shapes:
+            got = {threads_of(r): num(r, "gbps") for r in rows if (r["m"], r["n"], r.get("precision", "")) == (m, n, precision)}
+            top = max(got, key=got.get)
+            body.append([f"{m} × {n} {precision}"] + [("-" if p not in got else f"**{sig(got[p])}**" if p == top
+                                                        else sig(got[p])) for p in ps])
+        parts.append(md_table(["GB/s"] + [f"P = {p}" for p in ps], body) +
+                     f"\n\nBold: the best P of each shape; cold L2; measured on {provenance(rows, path)}")
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
+def scaling_figure(name, files, out):
+    """Step 14: per problem and kernel, one GPU beside two: the slowest rank's compute and communication
+    per product (stacked), with the speed-up over one GPU above the pair."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(12, 4.9), dpi=120)
+    footers = []
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        keys = list(dict.fromkeys((r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", ""))
+                                  for r in rows))
+        counts = sorted({int(num(r, "gpus")) for r in rows})
+        width = 0.8 / len(counts)
+        labels = []
+        for i, key in enumerate(keys):
+            got = {int(num(r, "gpus")): r for r in rows
+                   if (r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", "")) == key}
+            for k, g in enumerate(counts):
+                r = got.get(g)
+                if r is None:
+                    continue
+                x = i - 0.4 + width * (k + 0.5)
+                comp, comm = 1e3 * num(r, "compute_ms"), 1e3 * num(r, "comm_ms")
+                ax.bar(x, comp, width * 0.95, color="tab:blue", alpha=1.0 if k else 0.55,
+                       label=f"compute, {g} GPU{'s' if g > 1 else ''}" if i == 0 else None)
+                ax.bar(x, comm, width * 0.95, bottom=comp, color="tab:orange", alpha=1.0 if k else 0.55,
+                       label=f"communication, {g} GPU{'s' if g > 1 else ''}" if i == 0 else None)
+                ax.text(x, comp + comm, f"{g}", ha="center", va="bottom", fontsize=7, color="#333")
+            first, last = got.get(counts[0]), got.get(counts[-1])
+            if first and last and first is not last:
+                top = max(1e3 * (num(r, "compute_ms") + num(r, "comm_ms")) for r in (first, last))
+                ax.text(i, top * 1.08, f"{sig(num(first, 'median_ms') / num(last, 'median_ms'))}×", ha="center",
+                        fontsize=9, fontweight="bold")
+            labels.append(f"{key[0]} × {key[1]}\n{key[2]}, {key[3]}\n{got[max(got)]['variant']}")
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(labels, fontsize=7.5)
+        ax.set_ylim(top=ax.get_ylim()[1] * 1.15)
+        ax.set_title(f"step {name[:2]}: one product on {counts[0]} and {counts[-1]} GPUs, the slowest rank's compute "
+                     f"and communication ({rows[0].get('transfer', '')}-staged); bold: speed-up", fontsize=11,
+                     loc="left")
+        break  # one machine per figure: the file names the machine
+    ax.set_ylabel("µs per product")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", ncol=2)
+    save_figure(plt, fig, footers, out)
+
+
+def matmul_figure(name, files, out):
+    """Step 07 (MACHINE_step07_matmul.csv, written by collect_data.sh): GFLOP/s and CGMA against size
+    for mmult1, mmult2 at each TILE and cuBLAS gemm, beside the GEMV ladder's best GFLOP/s (cuBLAS
+    sgemv at 256 MiB): reuse lifts a matmul off the memory roof, and GEMV has none to lift it."""
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), dpi=120)
+    footers = []
+    markers = "osD^v<>p"
+    for path in files:
+        rows = read_rows(path)
+        if not rows:
+            continue
+        footers.append(provenance(rows, path))
+        for k, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
+            got = sorted((r for r in rows if r["variant"] == variant), key=lambda r: num(r, "m"))
+            x = [num(r, "m") for r in got]
+            left.plot(x, [num(r, "gflops") for r in got], marker=markers[k % 8], label=variant)
+            right.plot(x, [num(r, "cgma") for r in got], marker=markers[k % 8], label=variant)
+    gemv = [r for p in sorted(pathlib.Path(files[0]).parent.glob("ladder/*_ladder_float_square.csv"))
+            for r in read_rows(p) if r.get("step") == "12"]
+    if gemv:
+        left.axhline(num(gemv[0], "gflops"), color="black", linestyle="--", linewidth=1,
+                     label=f"GEMV: cuBLAS sgemv, {gemv[0]['m']}² float (the ladder)")
+    shared = [r for p in sorted(pathlib.Path(files[0]).parent.glob("ladder/*_ladder_float_square.csv"))
+              for r in read_rows(p) if r.get("step") == "05"]
+    if shared:
+        right.axhline(num(shared[0], "cgma"), color="black", linestyle="--", linewidth=1,
+                      label=f"GEMV: step 05, x once per block, {shared[0]['m']}² float")
+    for ax, what in ((left, "GFLOP/s"), (right, "CGMA: multiply-adds per global access")):
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(__import__("matplotlib.ticker", fromlist=["x"]).FuncFormatter(
+            lambda v, _: f"{v:g}"))
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_xlabel("N (C = A·B, N × N × N)")
+        ax.set_ylabel(what)
+        ax.legend(fontsize=7.5)
+    fig.suptitle(f"step {name[:2]}: tiled matrix multiplication against size, float", fontsize=12, x=0.01, ha="left")
     save_figure(plt, fig, footers, out, top=0.94)
 
 
@@ -553,9 +937,9 @@ def summary_table(name, files, out):
                      f"{r0.get('cache', '')} cache, median of {r0.get('reps', '?')}; "
                      f"measured on {provenance(rows, path)}\n\n" +
                      md_table(["variant", "time", "GB/s", "% of read ceiling", "GFLOP/s", "CGMA", "verified"],
-                              [[r["variant"], f"{num(r, 'median_ms'):.3g} ms", f"{num(r, 'gbps'):.3g}",
-                                f"{num(r, 'pct_ceiling'):.0f} % of {num(r, 'ceiling_gbps'):.0f}",
-                                f"{num(r, 'gflops'):.3g}", f"{num(r, 'cgma'):.3g}", r.get("verified", "")]
+                              [[r["variant"], f"{sig(num(r, 'median_ms'))} ms", sig(num(r, 'gbps')),
+                                f"{pct1(num(r, 'pct_ceiling'))} of {sig(num(r, 'ceiling_gbps'))}",
+                                sig(num(r, 'gflops')), sig(num(r, 'cgma')), r.get("verified", "")]
                                for r in big]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
@@ -574,7 +958,7 @@ def occupancy_table(name, files, out):
                                "occupancy", "limited by"],
                               [[r["variant"], r.get("launch", ""), r.get("registers_per_thread", ""),
                                 f"{int(num(r, 'shared_bytes_per_block'))} B", r.get("blocks_per_sm", ""),
-                                f"{100 * num(r, 'occupancy'):.0f} %", r.get("limiter", "")] for r in big]))
+                                occupancy_pct(num(r, 'occupancy')), r.get("limiter", "")] for r in big]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
 
@@ -582,30 +966,126 @@ def short_launch(r):
     return (r.get("launch") or "").split(";")[0].split(" (")[0]
 
 
-def ladder_table(name, files, out):
-    """The step's rows of every ladder table (one problem each), with its figures and occupancy."""
-    step = name[:2]
-    body, footers = [], []
+SHAPE_ORDER = {"tall": 0, "square": 1, "wide": 2}
+PRECISION_ORDER = {"float": 0, "double": 1}
+
+
+def qualifier_tokens(name):
+    m = NAME.match(name)
+    q = (m.group(3) or "") if m else ""
+    tokens = [t for t in q.split("_") if t]
+    return ([t for t in tokens if t.isdigit()], [t for t in tokens if t in PRECISION_ORDER],
+            [t for t in tokens if t in SHAPE_ORDER])
+
+
+def ladder_problems(files, precisions=(), shapes=()):
+    """[(machine, precision, shape, rows, path)] of the ladder files MACHINE_ladder_PRECISION_SHAPE.csv,
+    float before double, tall, square, wide; only the precisions and shapes asked for (all if none)."""
+    out = []
     for path in files:
-        rows = read_rows(path)
-        mine = [r for r in rows if r.get("step") == step]
-        if not mine:
+        m = re.match(r"(.+)_ladder_(float|double)_(tall|square|wide)\.csv$", path.name)
+        if not m:
             continue
-        r0 = mine[0]
-        footers.append(provenance(mine, path))
-        for r in mine:
-            occ = "-" if r.get("limiter", "-") == "-" else f"{100 * num(r, 'occupancy'):.0f} % ({r['limiter']})"
-            body.append([f"{r['m']} x {r['n']} {r.get('precision', '')}, {r.get('layout', '')}", r["variant"],
-                         short_launch(r), r.get("registers_per_thread", "") or "-", occ, f"{num(r, 'cgma'):.3g}",
-                         f"{num(r, 'gbps'):.0f}", f"{num(r, 'pct_ceiling'):.0f} %",
-                         f"{num(r, 'ratio_to_cublas'):.2f}", r.get("verified", "")])
+        machine, precision, shape = m.groups()
+        if (precisions and precision not in precisions) or (shapes and shape not in shapes):
+            continue
+        rows = read_rows(path)
+        if rows:
+            out.append((machine, precision, shape, rows, path))
+    out.sort(key=lambda t: (t[0], PRECISION_ORDER[t[1]], SHAPE_ORDER[t[2]]))
+    return out
+
+
+def problem_text(r):
+    return f"{r['m']} × {r['n']} {r.get('precision', '')}"
+
+
+def ladder_note(problems):
+    """Where a ladder table's rows come from: per machine, its GPU (or CPU) and revision."""
+    notes = []
+    for machine, _, _, rows, path in problems:
+        gpu = [r for r in rows if r.get("runtime", "-") != "-"] or rows
+        notes.append(provenance(gpu, path))
+    return "; ".join(dict.fromkeys(f"measured on {n}" for n in notes))
+
+
+def ladder_table(name, files, out):
+    """The step's rows of the ladder tables (one problem each): launch, occupancy and its limiter as
+    the CUDA occupancy API reports it, GB/s, % of the read ceiling measured in the same run, and the
+    ratio to cuBLAS. NN_ladder_float: the float problems only."""
+    step = name[:2]
+    _, precisions, shapes = qualifier_tokens(name)
+    problems = ladder_problems(files, precisions, shapes)
+    machines = {p[0] for p in problems}
+    body = []
+    for machine, precision, shape, rows, path in problems:
+        for r in (r for r in rows if r.get("step") == step):
+            occ = "-" if r.get("limiter", "-") == "-" else f"{occupancy_pct(num(r, 'occupancy'))} ({r['limiter']})"
+            label = f"{shape} {problem_text(r)}" + (f" ({machine})" if len(machines) > 1 else "")
+            checked = "" if r.get("verified") == "yes" else f" (verified: {r.get('verified')})"
+            body.append([label, r["variant"], short_launch(r), r.get("registers_per_thread", "") or "-", occ,
+                         sig(num(r, "gbps")) + checked, pct1(num(r, "pct_ceiling")), sig(cublas_ratio(rows, r))])
     if not body:
         pathlib.Path(out).write_text(f"No row of step {step} in the committed ladder tables.\n")
         return
-    note = "; ".join(dict.fromkeys(f"measured on {f}" for f in footers))
-    head = ["problem (256 MiB)", "variant", "launch", "regs", "occupancy (limiter)", "CGMA", "GB/s",
-            "of ceiling", "x cuBLAS", "verified"]
-    pathlib.Path(out).write_text(md_table(head, body) + f"\n\nThe ladder, cold L2; {note}\n")
+    head = ["problem (256 MiB)", "variant", "launch", "regs", "occupancy (limiter)", "GB/s", "of ceiling",
+            "× cuBLAS"]
+    pathlib.Path(out).write_text(md_table(head, body) + f"\n\nThe ladder, cold L2; {ladder_note(problems)}\n")
+
+
+def best_of_step(rows, step):
+    mine = [r for r in rows if r.get("step") == step and r.get("verified") == "yes"]
+    return max(mine, key=lambda r: num(r, "gbps")) if mine else None
+
+
+def vs_table(name, files, out):
+    """The step beside other steps on the ladder's shapes: a row per variant (NN's own) or per step (the
+    others, its fastest variant), a column per shape; GB/s (% of the read ceiling of the same run).
+    06_vs_05_12_float: step 06's variants, steps 05 and 12, float problems; ..._ratio: cuBLAS's time over
+    each one's instead (above 1: faster than cuBLAS)."""
+    step = name[:2]
+    others, precisions, shapes = qualifier_tokens(name)
+    as_ratio = name.endswith("_ratio")  # cells: cuBLAS time / this time, instead of GB/s
+    problems = ladder_problems(files, precisions, shapes)
+    machines = sorted({p[0] for p in problems})
+    columns = list(dict.fromkeys(shape for _, _, shape, _, _ in problems))
+    body = []
+    for machine in machines:
+        for precision in sorted({p[1] for p in problems if p[0] == machine}, key=PRECISION_ORDER.get):
+            mine = {shape: rows for mach, prec, shape, rows, _ in problems if mach == machine and prec == precision}
+            keys = []  # (label, pick(rows) -> row)
+            for s_ in sorted(set(others) | {step}):
+                if s_ == step:
+                    variants = list(dict.fromkeys(r["variant"] for rows in mine.values() for r in rows
+                                                  if r.get("step") == step))
+                    keys += [(f"{step} {v}", lambda rows, v=v: next((r for r in rows if r.get("step") == step
+                                                                     and r["variant"] == v), None)) for v in variants]
+                else:
+                    names = {r["variant"] for rows in mine.values() for r in rows if r.get("step") == s_}
+                    what = "cuBLAS" if s_ == "12" else (next(iter(names)) if len(names) == 1 else "fastest variant")
+                    keys.append((f"{s_} {what}", lambda rows, s_=s_: best_of_step(rows, s_)))
+            for label, pick in keys:
+                line = [f"{precision}: {label}" + (f" ({machine})" if len(machines) > 1 else "")]
+                for shape in columns:
+                    r = pick(mine.get(shape, []))
+                    if r is None:
+                        line.append("-")
+                    elif as_ratio:
+                        line.append(sig(cublas_ratio(mine.get(shape, []), r)))
+                    else:
+                        line.append(f"{sig(num(r, 'gbps'))} ({pct1(num(r, 'pct_ceiling'))})")
+                body.append(line)
+    head = ["cuBLAS time / step time" if as_ratio else "GB/s (% of ceiling)"]
+    for shape in columns:
+        r0 = next(rows[0] for _, _, sh, rows, _ in problems if sh == shape)
+        head.append(f"{shape}, {r0['m']} × {r0['n']}" + ("" if len(precisions) == 1 else " (float)"))
+    if len(precisions) != 1:  # the double problems have their own sizes: say them once
+        dbl = [(sh, rows[0]) for _, prec, sh, rows, _ in problems if prec == "double"]
+        extra = "; double: " + ", ".join(f"{sh} {r['m']} × {r['n']}" for sh, r in dbl) if dbl else ""
+    else:
+        extra = ""
+    pathlib.Path(out).write_text(md_table(head, body) + f"\n\nThe ladder at 256 MiB, cold L2{extra}; "
+                                 f"{ladder_note(problems)}\n")
 
 
 def hybrid_table(name, files, out):
@@ -620,8 +1100,8 @@ def hybrid_table(name, files, out):
                      f"{provenance(rows, path)}\n\n" +
                      md_table(["mode", "ranks x threads", "ms per product", "compute ms", "communication ms",
                                "GB/s"],
-                              [[r["variant"], f"{r['ranks']} x {r['threads_per_rank']}", f"{num(r, 'median_ms'):.3g}",
-                                f"{num(r, 'compute_ms'):.3g}", f"{num(r, 'comm_ms'):.3g}", f"{num(r, 'gbps'):.3g}"]
+                              [[r["variant"], f"{r['ranks']} x {r['threads_per_rank']}", sig(num(r, 'median_ms')),
+                                sig(num(r, 'compute_ms')), sig(num(r, 'comm_ms')), sig(num(r, 'gbps'))]
                                for r in rows]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
@@ -651,10 +1131,10 @@ def gpus_table(name, files, out):
                     line += ["-", "-", "-"]
                     continue
                 lo, hi = num(r, "gpu_gbps_min"), num(r, "gpu_gbps_max")
-                line += [f"{num(r, 'gbps'):.0f}", f"{lo:.0f}" if abs(hi - lo) < 0.5 else f"{lo:.0f}-{hi:.0f}",
-                         f"{100 * num(r, 'comm_share'):.0f} %"]
+                line += [sig(num(r, 'gbps')), sig(lo) if sig(lo) == sig(hi) else f"{sig(lo)}–{sig(hi)}",
+                         pct1(100 * num(r, 'comm_share'))]
             first, last = got.get(counts[0]), got.get(counts[-1])
-            line.append(f"{num(first, 'median_ms') / num(last, 'median_ms'):.2f}x" if first and last else "-")
+            line.append(f"{sig(num(first, 'median_ms') / num(last, 'median_ms'))}×" if first and last else "-")
             body.append(line)
         parts.append(md_table(head, body) + f"\n\nOne product, cold L2, {rows[0].get('transfer', '')}-staged "
                      f"transfers; GB/s: the model's bytes over the slowest rank's time; per GPU: its block's bytes "
@@ -707,25 +1187,25 @@ def verdict_table(name, files, out):
     def geomean(g):
         v = [num(r, "speedup") for r in mesh_big(g)]
         gm = math.exp(sum(map(math.log, v)) / len(v))
-        return judged(f"{gm:.3f}", gm >= 1.15)
+        return judged(sig(gm), gm >= 1.15)
 
     def lowest(g):
         r = min(mesh_big(g), key=lambda r: num(r, "speedup"))
         below = sum(num(x, "speedup") < 0.95 for x in mesh_big(g))
-        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}), {below} of {len(mesh_big(g))} below",
+        return judged(f"{sig(num(r, 'speedup'))} ({shape(r)}), {below} of {len(mesh_big(g))} below",
                       num(r, "speedup") >= 0.95)
 
     def small(g):
         rows = [r for r in g.get("mesh", []) if num(r, "bytes") < mib]
         r = max(rows, key=lambda r: num(r, "step11_ms") / num(r, "cublas_ms"))
         t = num(r, "step11_ms") / num(r, "cublas_ms")
-        return judged(f"{t:.3f} ({shape(r)})", t <= 1.1)
+        return judged(f"{sig(t)} ({shape(r)})", t <= 1.1)
 
     def odd(g):
         rows = g.get("odd", [])
         r = min(rows, key=lambda r: num(r, "speedup"))
         seeds = sorted({r.get("seed", "?") for r in rows})
-        return judged(f"{num(r, 'speedup'):.3f} ({shape(r)}), seed {', '.join(seeds)}", num(r, "speedup") >= 0.95)
+        return judged(f"{sig(num(r, 'speedup'))} ({shape(r)}), seed {', '.join(seeds)}", num(r, "speedup") >= 0.95)
 
     def big(g):  # every shape of 256 MiB or more, of every suite but the mesh (its own rows above)
         return [r for suite in ("targets", "offmesh", "odd", "curve-tall", "curve-square", "curve-wide")
@@ -827,10 +1307,12 @@ def facts_table(name, files, out):
 
 
 MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "summary": summary_table,
-          "occupancy": occupancy_table, "ladder": ladder_table, "curves": curves_figure, "mesh": mesh_figure,
+          "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "00_bandwidth": bandwidth_figure, "00_facts": facts_table}
+          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
+          "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
+          "climb_double": climb_figure}
 
 
 def make(name, data_dir, out_dir):

@@ -4,7 +4,7 @@
 // BEGIN EXCERPT loop
 template <class T>
 void gemv_cpu_loop(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n) {
-    // TODO: for every row i, sum A[i*n + j] * x[j] over j and store it in y[i]
+    // TODO: for every row i, y[i] = row i of A (row-major, n a row) times x, summed in T
 }
 // END EXCERPT loop
 

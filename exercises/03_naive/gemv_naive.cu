@@ -6,7 +6,7 @@
 // One thread per row: thread `row` walks row `row` of A from left to right.
 template <class T>
 __global__ void gemv_naive_row_major(const T* A, const T* x, T* y, int m, int n) {
-    // TODO: give each thread one row: row = blockIdx.x * blockDim.x + threadIdx.x; skip rows >= m
+    // TODO: give each thread one row of y, found from its block and thread index; the last block runs past m
 }
 // END EXCERPT kernel
 

@@ -10,7 +10,7 @@
 // so while every thread of a warp works on column j, their loads of A fall side by side.
 template <class T>
 __global__ void gemv_coalesced_col_major(const T* A, const T* x, T* y, int m, int n) {
-    // TODO: one row per thread as in step 03, but element (row, j) of column-major A is A[j * m + row]
+    // TODO: one row per thread as in step 03, but A is column-major: where is element (row, j)?
 }
 // END EXCERPT kernel
 

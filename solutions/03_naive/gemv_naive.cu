@@ -5,7 +5,7 @@
 // One thread per row: thread `row` walks row `row` of A from left to right.
 template <class T>
 __global__ void gemv_naive_row_major(const T* A, const T* x, T* y, int m, int n) {
-    // BEGIN SOLUTION give each thread one row: row = blockIdx.x * blockDim.x + threadIdx.x; skip rows >= m
+    // BEGIN SOLUTION give each thread one row of y, found from its block and thread index; the last block runs past m
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m) return;  // the last block may run past the end of y
     T sum = 0;
