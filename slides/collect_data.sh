@@ -22,6 +22,9 @@
 #               double, tall, square and wide     -> ladder/MACHINE_ladder_PRECISION_SHAPE.csv
 #               (the whole-climb deck, slides/ladder.md, draws every machine's files; name it
 #               explicitly: it is not part of the default list)
+#   15          bf16, fp16 and fp8, both layouts, on square 16384^2, tall 2^26 x 4, wide 4 x 2^26 and
+#               odd 12345 x 43483; step 11 in float on the same problems
+#                                 -> MACHINE_step15_formats.csv, MACHINE_step15_float.csv
 #   07          the matmul detour, N x N x N for N = 128 .. 4096: mmult1, mmult2 at TILE 8, 16 and 32,
 #               cuBLAS gemm (verified up to N = 1024; the CPU reference is N^3)
 #                                                                     -> MACHINE_step07_matmul.csv
@@ -29,7 +32,7 @@
 # is reported and left out; nothing is written for a step with no successful run.
 set -euo pipefail
 if (($# < 2)); then
-  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 bin=$1
@@ -123,6 +126,23 @@ for step in "${steps[@]}"; do
       for n in 2048 4096; do run "$matmul" "$program" --m "$n" --n "$n" --k "$n" --no-verify; done
       ;;
     13 | 14) echo "  not measured here: the MPI steps run under mpiexec" >&2 ;;
+    15)
+      # Each format on four problems of 256 MiB to 1 GiB (square, tall, wide, odd), both layouts;
+      # step 11 in float on the same problems beside them: the same kernel moving twice the bytes.
+      formats="$out/${machine}_step15_formats.csv" float="$out/${machine}_step15_float.csv"
+      fresh "$formats"
+      fresh "$float"
+      for mn in 16384x16384 67108864x4 4x67108864 12345x43483; do
+        for layout in row col; do
+          for precision in bf16 fp16 fp8; do
+            run "$formats" "$program" --precision "$precision" --layout "$layout" --m "${mn%x*}" --n "${mn#*x}"
+          done
+          if [[ -x $bin/step11_versatile ]]; then
+            run "$float" "$bin/step11_versatile" --precision float --layout "$layout" --m "${mn%x*}" --n "${mn#*x}"
+          fi
+        done
+      done
+      ;;
     *)
       sweep_and_shapes "$step" "$program" 256 512 1024 2048 4096 8192 16384 32768
       fig4="$out/${machine}_step${step}_fig4.csv"

@@ -66,7 +66,7 @@ def pct1(x):
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
          "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "ranktable": "md", "fig4vs": "png", "scaling": "png",
-         "matmul": "png"}
+         "matmul": "png", "formats": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
 DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
@@ -75,6 +75,8 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "ladder": "ladder/*_ladder_*.csv", "vs": "ladder/*_ladder_*.csv", "climb": "ladder/*_ladder_*.csv",
            "psweep": "*_step{step}_p_sweep{q}.csv", "ptable": "*_step{step}_p_sweep{q}.csv", "scaling": "*_step{step}_gpus{q}.csv",
            "matmul": "*_step{step}_matmul{q}.csv",
+           # step 15: its own runs per format; MACHINE_step15_float.csv (step 11 in float) is read beside them
+           "formats": "*_step{step}_formats{q}.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv",
            # 09_fig4vs_05_08_12: step 09's figure-4 file; the other steps' files of the same machine
@@ -911,6 +913,57 @@ def matmul_figure(name, files, out):
     save_figure(plt, fig, footers, out, top=0.94)
 
 
+def formats_figure(name, files, out):
+    """Step 15: per problem, the share of the read ceiling of each format and kernel (left), and the
+    elements of A a nanosecond of the versatile kernel per format beside step 11's float (right):
+    the same share of the ceiling moves twice (bf16, fp16) or four times (fp8) the elements."""
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.9), dpi=120)
+    footers, rows = [], []
+    for path in files:
+        got = read_rows(path)
+        floats = path.with_name(path.name.replace("_formats", "_float"))
+        if floats.exists():
+            got += read_rows(floats)
+        if got:
+            footers.append(provenance(got, path))
+            rows += got
+    problems = list(dict.fromkeys((r["m"], r["n"], r["layout"]) for r in rows))
+    kernel = lambda r: re.sub(r" \((tuned|heuristic|given)\)", "", r.get("variant", "?")).split(" op ")[0]
+    bars = [k for k in dict.fromkeys((r["precision"], kernel(r)) for r in rows) if k[0] != "float"]
+    width = 0.8 / max(1, len(bars))
+    for b, (precision, kern) in enumerate(bars):
+        ys = []
+        for p in problems:
+            hit = [r for r in rows if (r["m"], r["n"], r["layout"]) == p and (r["precision"], kernel(r)) == (precision, kern)]
+            ys.append(num(hit[0], "pct_ceiling") if hit else float("nan"))
+        left.bar([i + (b - (len(bars) - 1) / 2) * width for i in range(len(problems))], ys, width,
+                 label=f"{precision} {kern}")
+    left.axhline(100, color="grey", linewidth=1, label="read ceiling, measured in the same run")
+    left.set_ylabel("% of the read ceiling")
+    left.set_title("share of the ceiling, per format and kernel", fontsize=11, loc="left")
+    precisions = [p for p in ("float", "bf16", "fp16", "fp8") if any(r["precision"] == p for r in rows)]
+    width = 0.8 / max(1, len(precisions))
+    for k, precision in enumerate(precisions):
+        ys = []
+        for p in problems:
+            hit = [r for r in rows if (r["m"], r["n"], r["layout"]) == p and r["precision"] == precision and
+                   kernel(r) == "versatile"]
+            ys.append(num(hit[0], "m") * num(hit[0], "n") / (num(hit[0], "median_ms") * 1e6) if hit else float("nan"))
+        right.bar([i + (k - (len(precisions) - 1) / 2) * width for i in range(len(problems))], ys, width,
+                  label=precision + (" (step 11)" if precision == "float" else ""))
+    right.set_ylabel("elements of A a nanosecond")
+    right.set_title("versatile kernel: elements a nanosecond", fontsize=11, loc="left")
+    left.set_ylim(0, 140)  # room for the legend above the bars
+    right.set_ylim(top=right.get_ylim()[1] * 1.25)
+    for ax in (left, right):
+        ax.set_xticks(range(len(problems)))
+        ax.set_xticklabels([f"{m} × {n}\n{layout}" for m, n, layout in problems], fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7.5, loc="upper center", ncol=3 if ax is left else 4, framealpha=0.9)
+    save_figure(plt, fig, footers, out)
+
+
 # -------------------------------------------------------------------------------------- tables
 
 def md_table(head, rows):
@@ -1310,7 +1363,7 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "climb": climb_figure,
+          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "formats": formats_figure, "climb": climb_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
           "climb_double": climb_figure}
 
