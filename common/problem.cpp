@@ -73,6 +73,18 @@ std::uint64_t model_flops(std::int64_t m, std::int64_t n) {
                        "2*m*n flops");
 }
 
+std::uint64_t model_bytes(std::int64_t m, std::int64_t n, Precision precision, std::int64_t vectors) {
+    const auto k = static_cast<std::uint64_t>(vectors);
+    const std::size_t elem = element_size(precision), out = output_size(precision);
+    const auto x = checked_mul(checked_mul(static_cast<std::uint64_t>(n), k, "n*k"), elem, "the bytes of X");
+    const auto y = checked_mul(checked_mul(static_cast<std::uint64_t>(m), k, "m*k"), out, "the bytes of Y");
+    return checked_add(checked_add(matrix_bytes(m, n, elem), x, "A, X"), y, "the bytes of A, X and Y");
+}
+
+std::uint64_t model_flops(std::int64_t m, std::int64_t n, std::int64_t vectors) {
+    return checked_mul(model_flops(m, n), static_cast<std::uint64_t>(vectors), "2*m*n*k flops");
+}
+
 Traffic traffic_x_per_row(std::int64_t m, std::int64_t n) {
     const double mn = static_cast<double>(m) * static_cast<double>(n);
     return {mn, mn, static_cast<double>(m)};
@@ -84,6 +96,14 @@ double cgma(const Traffic& t, std::int64_t m, std::int64_t n) {
 
 double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size) {
     return 2.0 * static_cast<double>(m) * static_cast<double>(n) / (t.total() * static_cast<double>(elem_size));
+}
+
+double cgma(const Traffic& t, std::int64_t m, std::int64_t n, std::int64_t vectors) {
+    return cgma(t, m, n) * static_cast<double>(vectors);
+}
+
+double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size, std::int64_t vectors) {
+    return intensity(t, m, n, elem_size) * static_cast<double>(vectors);
 }
 
 template <class T>

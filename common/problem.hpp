@@ -70,6 +70,10 @@ std::uint64_t model_bytes(std::int64_t m, std::int64_t n, std::size_t elem_size)
 std::uint64_t model_bytes(std::int64_t m, std::int64_t n, Precision precision);
 // One multiply and one add per element of A.
 std::uint64_t model_flops(std::int64_t m, std::int64_t n);
+// Y = A·X for k vectors (step 16): A once, X (n×k) and Y (m×k) once; 2·m·n·k flops. The same as
+// the one-vector model for k = 1.
+std::uint64_t model_bytes(std::int64_t m, std::int64_t n, Precision precision, std::int64_t vectors);
+std::uint64_t model_flops(std::int64_t m, std::int64_t n, std::int64_t vectors);
 // The bytes of A alone, checked.
 std::uint64_t matrix_bytes(std::int64_t m, std::int64_t n, std::size_t elem_size);
 
@@ -85,6 +89,9 @@ struct Traffic {
 Traffic traffic_x_per_row(std::int64_t m, std::int64_t n);
 double cgma(const Traffic& t, std::int64_t m, std::int64_t n);
 double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size);
+// The same for k vectors: m·n·k multiply-adds over the same traffic.
+double cgma(const Traffic& t, std::int64_t m, std::int64_t n, std::int64_t vectors);
+double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size, std::int64_t vectors);
 
 // A and x filled in parallel (each thread first-touches the rows it writes).
 template <class T>

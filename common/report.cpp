@@ -31,11 +31,14 @@ Metadata cpu_metadata() {
     return m;
 }
 
+std::uint64_t Result::bytes() const {
+    return vectors == 1 ? model_bytes(shape.m, shape.n, precision) : model_bytes(shape.m, shape.n, precision, vectors);
+}
 double Result::gbps() const {
-    return static_cast<double>(model_bytes(shape.m, shape.n, precision)) / (time.median_ms * 1e6);
+    return static_cast<double>(bytes()) / (time.median_ms * 1e6);
 }
 double Result::gflops() const {
-    return static_cast<double>(model_flops(shape.m, shape.n)) / (time.median_ms * 1e6);
+    return static_cast<double>(model_flops(shape.m, shape.n, vectors)) / (time.median_ms * 1e6);
 }
 double Result::pct_ceiling() const {
     return ceiling_gbps > 0 ? 100.0 * gbps() / ceiling_gbps : 0;
@@ -44,10 +47,10 @@ double Result::pct_datasheet() const {
     return datasheet_gbps > 0 ? 100.0 * gbps() / datasheet_gbps : 0;
 }
 double Result::cgma() const {
-    return gemv::cgma(traffic, shape.m, shape.n);
+    return gemv::cgma(traffic, shape.m, shape.n, vectors);
 }
 double Result::intensity() const {
-    return gemv::intensity(traffic, shape.m, shape.n, element_size(precision));
+    return gemv::intensity(traffic, shape.m, shape.n, element_size(precision), vectors);
 }
 
 std::string format_bytes(double bytes) {
@@ -136,7 +139,7 @@ Fields fields(const Metadata& meta, const Result& r) {
         {"layout", to_string(r.shape.layout), false},
         {"m", std::to_string(r.shape.m), true},
         {"n", std::to_string(r.shape.n), true},
-        {"bytes", std::to_string(model_bytes(r.shape.m, r.shape.n, r.precision)), true},
+        {"bytes", std::to_string(r.bytes()), true},
         {"cache", r.cold ? "cold" : "hot", false},
         {"reps", std::to_string(r.time.reps), true},
         {"median_ms", num(r.time.median_ms), true},
@@ -168,8 +171,8 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
     const Result& f = results.front();
     out << "step " << f.step << " " << f.name << ": " << to_string(f.precision) << ", " << layout_word(f.shape.layout)
         << " A, " << f.shape.m << " x " << f.shape.n << " ("
-        << format_bytes(static_cast<double>(model_bytes(f.shape.m, f.shape.n, f.precision))) << " moved at least), "
-        << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
+        << (f.vectors == 1 ? "" : std::to_string(f.vectors) + " vectors, ")
+        << format_bytes(static_cast<double>(f.bytes())) << " moved at least), " << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
         << "on " << meta.device << " (" << meta.units
         << (meta.runtime_version == "-" ? " threads" : " SMs, CUDA runtime ")
         << (meta.runtime_version == "-" ? "" : meta.runtime_version + ", driver " + meta.driver_version) << "), "

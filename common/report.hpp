@@ -57,8 +57,12 @@ struct Result {
     bool verify_skipped = false;
     // A step's own figures, appended to its CSV and JSON rows: (name, value, is a number).
     Fields extra;
+    // Right-hand sides of Y = A·X (step 16): the byte model reads X and writes Y k times over,
+    // the flops and CGMA count k multiply-adds per element of A. 1 for every GEMV step.
+    std::int64_t vectors = 1;
 
-    double gbps() const;  // model bytes (A, x, y once) over the median time
+    std::uint64_t bytes() const;  // the model's: A, x (X) and y (Y) once
+    double gbps() const;          // model bytes (A, x, y once) over the median time
     double gflops() const;
     double pct_ceiling() const;
     double pct_datasheet() const;

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "device.hpp"
+#include "formats.hpp"
+#include "several_vectors.hpp"
+
+// Step 16's kernels: Y = A·X for k vectors, A m×n in T (float or bf16) in `layout`, X n×k and Y
+// m×k column-major, Y in float. Each runs the plan (several_vectors.hpp) it is given; where the
+// plan slices the columns it zeroes Y first (in the stream) and adds partial sums with atomicAdd.
+
+// Register-blocked (the exercise): each thread keeps plan.group sums in registers and reads each
+// element of A once for all of them.
+template <class T>
+void gemv_register_blocked(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y,
+                           std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
+
+// Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 16 × 16 WMMA fragments, bf16
+// in, float sums.
+void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A,
+                       const __nv_bfloat16* X, float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
+
+// The tensor-core kernel keeping `group` vectors a block, for the occupancy report.
+const void* tensor_cores_kernel_for(int group);
+
+// The launch to report (occupancy) for a plan.
+template <class T>
+gemv::Launch launch_of(const several::Plan& plan, gemv::Layout layout);

@@ -1,0 +1,143 @@
+#include "several_vectors.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "cli.hpp"
+
+namespace several {
+
+double model_intensity(std::int64_t m, std::int64_t n, std::int64_t k, gemv::Precision precision) {
+    return static_cast<double>(gemv::model_flops(m, n, k)) /
+           static_cast<double>(gemv::model_bytes(m, n, precision, k));
+}
+
+double fp32_lanes_per_sm(int cc_major, int cc_minor) {
+    if (cc_major < 8 || (cc_major == 8 && cc_minor == 0)) return 64;
+    return 128;
+}
+
+double tensor_bf16_flops_per_clock_per_sm(int cc_major, int cc_minor) {
+    if (cc_major < 8) return 0;
+    if (cc_major == 8) return cc_minor == 0 ? 2048 : 1024;
+    if (cc_major == 9) return 4096;
+    return 8192;
+}
+
+double fma_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor) {
+    return 2.0 * fp32_lanes_per_sm(cc_major, cc_minor) * sm_count * (clock_khz * 1e3) / 1e9;
+}
+
+double tensor_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor) {
+    return tensor_bf16_flops_per_clock_per_sm(cc_major, cc_minor) * sm_count * (clock_khz * 1e3) / 1e9;
+}
+
+double roof_gflops(double ceiling_gbps, double intensity, double peak_gflops) {
+    return std::min(ceiling_gbps * intensity, peak_gflops);
+}
+
+double ridge_intensity(double ceiling_gbps, double peak_gflops) {
+    return peak_gflops / ceiling_gbps;
+}
+
+const char* to_string(Kernel kernel) {
+    return kernel == Kernel::tensor_cores ? "tensor cores" : "register-blocked";
+}
+
+namespace {
+
+void require_k(int k) {
+    if (k < 1 || k > kMaxVectors)
+        throw gemv::UsageError("k must be between 1 and " + std::to_string(kMaxVectors) + ", not " + std::to_string(k));
+}
+
+// Slices of the columns, so that a problem with few blocks of rows still fills the GPU: enough for
+// about four blocks an SM, each slice at least `least` columns, `align` a multiple.
+void slice_columns(Plan& p, std::int64_t n, int sm_count, std::int64_t least, std::int64_t align) {
+    const std::int64_t want = 4LL * std::max(1, sm_count);
+    const std::int64_t have = p.blocks * p.groups;
+    std::int64_t slices = 1;
+    if (have < want) slices = std::min(several::div_up(want, have), std::max<std::int64_t>(1, n / least));
+    slices = std::min<std::int64_t>(slices, 65535);
+    p.per = several::div_up(several::div_up(n, slices), align) * align;
+    p.slices = static_cast<int>(several::div_up(n, p.per));
+}
+
+}  // namespace
+
+Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
+    require_k(k);
+    if (std::find(std::begin(kRegisterGroups), std::end(kRegisterGroups), group) == std::end(kRegisterGroups))
+        throw gemv::UsageError("the register-blocked kernel keeps 1, 2, 4, 8 or 16 vectors, not " +
+                               std::to_string(group));
+    Plan p;
+    p.kernel = Kernel::register_blocked;
+    p.group = group;
+    p.threads = 256;
+    p.groups = static_cast<int>(several::div_up(k, group));
+    if (layout == gemv::Layout::col) {
+        p.blocks = several::div_up(m, p.threads);  // a thread a row
+    } else {
+        p.rows_per_warp = rows_per_warp_for(group);
+        p.blocks = several::div_up(several::div_up(m, p.rows_per_warp), p.threads / 32);  // a warp rows_per_warp rows
+    }
+    if (p.blocks > INT_MAX) throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+    slice_columns(p, n, sm_count, 2048, 32);
+    return p;
+}
+
+Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, int group, int sm_count) {
+    require_k(k);
+    if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
+        throw gemv::UsageError("the tensor-core kernel keeps 16, 32, 64 or 128 vectors a block, not " +
+                               std::to_string(group));
+    Plan p;
+    p.kernel = Kernel::tensor_cores;
+    p.group = group;
+    p.threads = 32 * kTensorWarps;
+    p.groups = static_cast<int>(several::div_up(k, group));
+    p.blocks = several::div_up(m, kTensorRows);
+    if (p.blocks > INT_MAX) throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+    slice_columns(p, n, sm_count, 4 * kTensorTile, kTensorTile);
+    return p;
+}
+
+int group_for(Kernel kernel, int k) {
+    if (kernel == Kernel::tensor_cores) {
+        for (int g : kTensorGroups)
+            if (g >= k) return g;
+        return kTensorGroups[std::size(kTensorGroups) - 1];
+    }
+    for (int g : kRegisterGroups)
+        if (g >= k) return g;
+    return kRegisterGroups[std::size(kRegisterGroups) - 1];
+}
+
+Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, int cc_major) {
+    require_k(k);
+    (void)m;
+    (void)n;
+    if (precision == gemv::Precision::bf16 && k >= 16 && cc_major >= 8)
+        return {Kernel::tensor_cores, group_for(Kernel::tensor_cores, k),
+                "bf16 and k >= 16: tensor cores, a full fragment of vectors"};
+    std::string why = precision == gemv::Precision::bf16
+                          ? (k < 16 ? "k < 16: FP32 FMA keeps up with the bytes" : "no bf16 tensor cores on this GPU")
+                          : "float: FP32 FMA (TF32 would miss the bound)";
+    return {Kernel::register_blocked, group_for(Kernel::register_blocked, k), why};
+}
+
+gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
+    const double mn = double(m) * double(n), nk = double(n) * double(k);
+    gemv::Traffic t;
+    t.a_elems = mn * p.groups;
+    if (p.kernel == Kernel::tensor_cores)
+        t.x_elems = double(several::div_up(m, kTensorRows)) * nk;
+    else if (layout == gemv::Layout::col)
+        t.x_elems = double(several::div_up(m, 32)) * nk;
+    else
+        t.x_elems = double(several::div_up(m, p.rows_per_warp)) * nk;
+    t.y_elems = double(m) * double(k) * p.slices;
+    return t;
+}
+
+}  // namespace several

@@ -1,0 +1,115 @@
+// Step 16, the host side: the plans of the kernels, the roofline and the chooser's rule. Plain C++
+// (no CUDA) so that the tests check them without a GPU.
+//
+// Y = A·X for k right-hand sides. A is m×n, row- or column-major; X (n×k) and Y (m×k) are
+// column-major, as cuBLAS takes them: vector c of X starts at X + c·n, column c of Y at Y + c·m.
+// A and X are stored in float or bf16; Y is float, and bf16 products are added up in float.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "problem.hpp"
+
+namespace several {
+
+constexpr int kMaxVectors = 256;
+
+constexpr std::int64_t div_up(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
+
+// ---- The model and the roofline ---------------------------------------------------------------
+
+// Flops per byte of the model (A once, X and Y once): 2·m·n·k over m·n·s + k·(n·s + 4·m). For a
+// square matrix it grows about as 2k/s: A's bytes are shared by k vectors (step 07's lesson).
+double model_intensity(std::int64_t m, std::int64_t n, std::int64_t k, gemv::Precision precision);
+
+// The datasheet's compute peaks from device facts (SMs, the clock cudaDevAttrClockRate reports,
+// the compute capability), so they follow the GPU:
+//  - FP32 FMA: 2 flops × lanes a clock × SMs × clock. 128 FP32 lanes an SM from compute capability
+//    8.6 on (Hopper's 9.0 included: 132 SMs × 1.98 GHz × 256 = 66.9 TFLOP/s on an H100 SXM), 64 on
+//    8.0 (A100: 108 × 1.41 GHz × 128 = 19.5 TFLOP/s).
+//  - bf16 tensor cores, dense, float accumulation: flops a clock an SM of 2048 on 8.0 (A100: 312
+//    TFLOP/s), 1024 on 8.6 and 8.9 (consumer parts with float accumulation), 4096 on 9.0 (Hopper:
+//    4 tensor cores × 512 dense bf16 FMA a clock), 8192 on 10.x; 0 before 8.0 (no bf16 MMA).
+//    The H100 SXM datasheet's 989 TFLOP/s is 132 × 1.83 GHz × 4096; from the maximum clock the
+//    runtime reports (1.98 GHz) the figure is 8 % higher: an upper bound, as a roof should be.
+double fp32_lanes_per_sm(int cc_major, int cc_minor);
+double tensor_bf16_flops_per_clock_per_sm(int cc_major, int cc_minor);
+double fma_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor);
+double tensor_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor);
+
+// The roofline: the lower of the memory roof (the measured read ceiling × intensity) and the
+// compute roof of the units the kernel uses.
+double roof_gflops(double ceiling_gbps, double intensity, double peak_gflops);
+// The intensity where the two roofs meet (the ridge point), flops per byte.
+double ridge_intensity(double ceiling_gbps, double peak_gflops);
+
+// ---- The kernels' plans -----------------------------------------------------------------------
+
+enum class Kernel { register_blocked, tensor_cores };
+const char* to_string(Kernel kernel);
+
+// One launch: grid.x blocks of rows, grid.y slices of the columns (the partial sums of a row are
+// added into a zeroed Y with atomicAdd when there are several), grid.z groups of `group` vectors
+// (A is read once for each group).
+struct Plan {
+    Kernel kernel = Kernel::register_blocked;
+    int group = 1;           // vectors a thread (register-blocked) or a block (tensor cores) keeps
+    int rows_per_warp = 1;   // register-blocked, row-major: rows a warp adds up at once
+    std::int64_t blocks = 0; // grid.x
+    int threads = 256;       // a block
+    int slices = 1;          // grid.y
+    std::int64_t per = 0;    // columns of A a slice takes
+    int groups = 1;          // grid.z = ceil(k / group)
+    bool atomic() const { return slices > 1; }
+};
+
+// Vectors a register-blocked thread keeps: 1, 2, 4, 8 or 16 (each a compiled kernel).
+constexpr int kRegisterGroups[] = {1, 2, 4, 8, 16};
+// Rows a warp of the row-major register-blocked kernel adds up at once, so that each x value it
+// loads serves that many rows: 8, and 4 with 16 vectors (64 sums a lane at most).
+constexpr int rows_per_warp_for(int group) {
+    return group >= 16 ? 4 : 8;
+}
+// Vectors a tensor-core block keeps: 16·b for b = 1, 2, 4, 8 (16 × 16 × 16 bf16 fragments).
+constexpr int kTensorGroups[] = {16, 32, 64, 128};
+constexpr int kTensorWarps = 4;                  // warps a block, 16 rows each
+constexpr int kTensorRows = 16 * kTensorWarps;  // rows a block
+constexpr int kTensorTile = 64;                  // columns of A a block stages at a time
+
+// group must be one of the lists above; throws gemv::UsageError for a k or shape it cannot take.
+Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
+Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, int group, int sm_count);
+
+// The smallest group of the kernel's list that holds k vectors (the largest where none does).
+int group_for(Kernel kernel, int k);
+
+// The chooser's rule. Tensor cores for bf16 from k = 16 on (one full 16-wide fragment of vectors),
+// on a device that has bf16 MMA (compute capability 8.0 or later): there the register-blocked
+// kernel's roof is FP32 FMA, which the memory roof passes at k ≈ FMA peak / (ceiling × ~1 flop a
+// byte a vector) ≈ 22 on an H100, while the tensor cores' roof is 15 times higher. Float always
+// takes the register-blocked kernel (see tensor_cores_take_float below). The group is the smallest
+// that holds k (register-blocked: at most 16, A read ceil(k/16) times beyond).
+struct Choice {
+    Kernel kernel;
+    int group;
+    std::string why;
+};
+Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, int cc_major);
+
+// Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to
+// 2^-10·Σ|a·x| a row, outside the bound n·2^-23·Σ|a·x| for n < 2^13. The lab verifies every
+// result against that bound, so float stays on FP32 FMA.
+constexpr bool tensor_cores_take_float = false;
+
+// ---- What each kernel loads, for CGMA (elements) -----------------------------------------------
+
+// Register-blocked, column-major: a thread a row; A once a group, and a warp's 32 lanes share each
+// X value (one broadcast load a warp). Row-major: a warp adds up rows_per_warp rows, each lane
+// loading its own x values: X once a warp. Tensor cores: A once a group, X once a block of 64
+// rows (staged in shared memory). Y: once, or once a slice (atomicAdd).
+gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+
+}  // namespace several

@@ -1,0 +1,122 @@
+// Step 16: every kernel, and the chooser's pick, is right on the awkward shapes for k = 1 … 256,
+// both layouts, float and bf16: every element of Y within the bound of a float sum of the stored
+// values. The tensor cores where the GPU has bf16 MMA (compute capability 8.0 or later).
+#include <string>
+
+#include "gemv_several.cuh"
+#include "several_problem.cuh"
+#include "several_vectors.hpp"
+#include "support.hpp"
+
+namespace {
+
+const std::vector<int> kVectors = {1, 2, 3, 7, 16, 17, 64, 256};
+
+template <class T>
+void require_right(SeveralProblem<T>& p, const std::function<void()>& run, const std::string& what) {
+    p.poison();
+    run();
+    GEMV_CUDA_CHECK(cudaDeviceSynchronize());
+    INFO(GEMV_TEST_KERNEL_NOTE);
+    INFO(what);
+    REQUIRE(p.count_wrong() == 0);
+}
+
+// The awkward shapes for every k where they are small; the very tall and very wide ones (10^6
+// elements a vector) for a few k, so that the test stays short.
+std::vector<int> vectors_for(const gemv_test::Dims& d) {
+    if (d.m * d.n >= 1000000) return {1, 3, 17};
+    return kVectors;
+}
+
+template <class T>
+std::string what(const gemv_test::Dims& d, gemv::Layout layout, int k, const std::string& kernel) {
+    return gemv_test::describe(d, layout, gemv::Storage<T>::name) + ", k " + std::to_string(k) + ", " + kernel;
+}
+
+int sm_count() {
+    int id = 0, sms = 0;
+    GEMV_CUDA_CHECK(cudaGetDevice(&id));
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
+    return sms;
+}
+
+int cc_major() {
+    int id = 0, major = 0;
+    GEMV_CUDA_CHECK(cudaGetDevice(&id));
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id));
+    return major;
+}
+
+std::vector<gemv_test::Dims> shapes() {
+    auto s = gemv_test::awkward_shapes();
+    s.push_back({1000, 4096});  // whole tiles of 64 columns
+    s.push_back({129, 4099});   // a block of rows and a bit, a tile of columns and a bit
+    return s;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("step 16: the register-blocked kernel is right for every group, shape, layout and k",
+                   "[step16][gpu]", float, __nv_bfloat16) {
+    const int sms = sm_count();
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const auto& d : shapes())
+            for (int k : vectors_for(d)) {
+                SeveralProblem<TestType> p(d.m, d.n, k, layout, 29);
+                for (int g : several::kRegisterGroups) {
+                    if (d.m * d.n >= 1000000 && g != several::group_for(several::Kernel::register_blocked, k) && g != 1)
+                        continue;
+                    const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, g, sms);
+                    require_right<TestType>(
+                        p, [&] { gemv_register_blocked<TestType>(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0); },
+                        what<TestType>(d, layout, k, "register-blocked, " + std::to_string(g) + " vectors a thread, " +
+                                                         std::to_string(plan.slices) + " slices"));
+                }
+            }
+}
+
+TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
+    if (cc_major() < 8) {
+        WARN("bf16 tensor cores need compute capability 8.0: nothing to check on this GPU");
+        return;
+    }
+    const int sms = sm_count();
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const auto& d : shapes())
+            for (int k : vectors_for(d)) {
+                SeveralProblem<__nv_bfloat16> p(d.m, d.n, k, layout, 31);
+                for (int g : several::kTensorGroups) {
+                    if (g > 16 && g / 2 >= k) continue;  // groups with more than one empty fragment
+                    const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, g, sms);
+                    require_right<__nv_bfloat16>(
+                        p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0); },
+                        what<__nv_bfloat16>(d, layout, k, "tensor cores, " + std::to_string(g) + " vectors a block, " +
+                                                              std::to_string(plan.slices) + " slices"));
+                }
+            }
+}
+
+TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same Y", "[step16][gpu]", float,
+                   __nv_bfloat16) {
+    const int sms = sm_count(), major = cc_major();
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const gemv_test::Dims d : {gemv_test::Dims{997, 1009}, {4097, 33}, {3, 100003}})
+            for (int k : kVectors) {
+                SeveralProblem<TestType> p(d.m, d.n, k, layout, 37);
+                const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, major);
+                const auto run = [&] {
+                    if constexpr (std::is_same_v<TestType, __nv_bfloat16>)
+                        if (c.kernel == several::Kernel::tensor_cores) {
+                            const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, c.group, sms);
+                            gemv_tensor_cores(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0);
+                            return;
+                        }
+                    const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, c.group, sms);
+                    gemv_register_blocked<TestType>(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0);
+                };
+                const std::string w = what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
+                require_right<TestType>(p, run, w);
+                require_right<TestType>(p, run, w + ", second run");  // zeroing Y is part of every run
+            }
+}
