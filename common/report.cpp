@@ -172,7 +172,8 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
     out << "step " << f.step << " " << f.name << ": " << to_string(f.precision) << ", " << layout_word(f.shape.layout)
         << " A, " << f.shape.m << " x " << f.shape.n << " ("
         << (f.vectors == 1 ? "" : std::to_string(f.vectors) + " vectors, ")
-        << format_bytes(static_cast<double>(f.bytes())) << " moved at least), " << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
+        << format_bytes(static_cast<double>(f.bytes())) << " moved at least), " << (f.cold ? "cold" : "hot")
+        << " cache, median of " << f.time.reps << "\n"
         << "on " << meta.device << " (" << meta.units
         << (meta.runtime_version == "-" ? " threads" : " SMs, CUDA runtime ")
         << (meta.runtime_version == "-" ? "" : meta.runtime_version + ", driver " + meta.driver_version) << "), "

@@ -16,7 +16,8 @@ TEST_CASE("step 16: the model reads A once and X and Y k times over", "[step16]"
     REQUIRE(gemv::model_bytes(300, 257, Precision::bf16, 1) == gemv::model_bytes(300, 257, Precision::bf16));
     REQUIRE(gemv::model_flops(300, 257, 1) == gemv::model_flops(300, 257));
     // A in bf16 (2 bytes), X in bf16, Y in float (4 bytes).
-    REQUIRE(gemv::model_bytes(1000, 3000, Precision::bf16, 8) == 1000ull * 3000 * 2 + 8ull * 3000 * 2 + 8ull * 1000 * 4);
+    REQUIRE(gemv::model_bytes(1000, 3000, Precision::bf16, 8) ==
+            1000ull * 3000 * 2 + 8ull * 3000 * 2 + 8ull * 1000 * 4);
     REQUIRE(gemv::model_bytes(1000, 3000, Precision::f32, 256) == 1000ull * 3000 * 4 + 256ull * (3000 + 1000) * 4);
     REQUIRE(gemv::model_flops(1000, 3000, 7) == 2ull * 1000 * 3000 * 7);
     // 64-bit: a 256 MiB bf16 matrix with 256 vectors, flops past 2^32.
@@ -66,8 +67,8 @@ TEST_CASE("step 16: the compute peaks from device facts match the datasheets", "
 
 TEST_CASE("step 16: the roofline is the lower of the memory and the compute roof", "[step16]") {
     const double ceiling = 3100, fma = 66908, tensor = 1070000;
-    REQUIRE(several::roof_gflops(ceiling, 0.5, fma) == Approx(1550));    // one vector: memory-bound
-    REQUIRE(several::roof_gflops(ceiling, 100.0, fma) == Approx(fma));   // far right: compute-bound
+    REQUIRE(several::roof_gflops(ceiling, 0.5, fma) == Approx(1550));   // one vector: memory-bound
+    REQUIRE(several::roof_gflops(ceiling, 100.0, fma) == Approx(fma));  // far right: compute-bound
     REQUIRE(several::ridge_intensity(ceiling, fma) == Approx(21.58).epsilon(0.001));
     // Where k meets the ridge on a large square matrix: about 43 in float on FP32 FMA, about 22 in
     // bf16 on FP32 FMA, and past 300 in bf16 on the tensor cores (beyond the step's 256).
@@ -89,14 +90,16 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                     const int g = several::group_for(several::Kernel::register_blocked, k);
                     const several::Plan p = several::plan_register_blocked(m, n, k, layout, g, 132);
                     INFO(m << " x " << n << ", k " << k << ", " << gemv::layout_word(layout));
-                    const std::int64_t rows_per_block = layout == Layout::col ? p.threads : p.threads / 32 * p.rows_per_warp;
+                    const std::int64_t rows_per_block =
+                        layout == Layout::col ? p.threads : p.threads / 32 * p.rows_per_warp;
                     REQUIRE(p.blocks * rows_per_block >= m);
                     REQUIRE((p.blocks - 1) * rows_per_block < m);
                     REQUIRE(std::int64_t(p.slices) * p.per >= n);
                     REQUIRE(std::int64_t(p.slices - 1) * p.per < n);
                     REQUIRE(p.groups * p.group >= k);
                     REQUIRE((p.groups - 1) * p.group < k);
-                    const several::Plan t = several::plan_tensor_cores(m, n, k, several::group_for(several::Kernel::tensor_cores, k), 132);
+                    const several::Plan t =
+                        several::plan_tensor_cores(m, n, k, several::group_for(several::Kernel::tensor_cores, k), 132);
                     REQUIRE(t.blocks * several::kTensorRows >= m);
                     REQUIRE(std::int64_t(t.slices) * t.per >= n);
                     REQUIRE(std::int64_t(t.slices - 1) * t.per < n);

@@ -70,8 +70,9 @@ TEMPLATE_TEST_CASE("step 16: the register-blocked kernel is right for every grou
                     const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, g, sms);
                     require_right<TestType>(
                         p, [&] { gemv_register_blocked<TestType>(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0); },
-                        what<TestType>(d, layout, k, "register-blocked, " + std::to_string(g) + " vectors a thread, " +
-                                                         std::to_string(plan.slices) + " slices"));
+                        what<TestType>(d, layout, k,
+                                       "register-blocked, " + std::to_string(g) + " vectors a thread, " +
+                                           std::to_string(plan.slices) + " slices"));
                 }
             }
 }
@@ -91,8 +92,9 @@ TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layo
                     const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, g, sms);
                     require_right<__nv_bfloat16>(
                         p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0); },
-                        what<__nv_bfloat16>(d, layout, k, "tensor cores, " + std::to_string(g) + " vectors a block, " +
-                                                              std::to_string(plan.slices) + " slices"));
+                        what<__nv_bfloat16>(d, layout, k,
+                                            "tensor cores, " + std::to_string(g) + " vectors a block, " +
+                                                std::to_string(plan.slices) + " slices"));
                 }
             }
 }
@@ -115,7 +117,8 @@ TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same 
                     const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, c.group, sms);
                     gemv_register_blocked<TestType>(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0);
                 };
-                const std::string w = what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
+                const std::string w =
+                    what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
                 require_right<TestType>(p, run, w);
                 require_right<TestType>(p, run, w + ", second run");  // zeroing Y is part of every run
             }

@@ -12,8 +12,8 @@ __global__ void register_blocked_col(const T* A, const T* X, float* Y, std::int6
                                      std::int64_t per, bool atomic) {
     const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= m) return;
-    const int c0 = blockIdx.z * G;            // the group's first vector
-    const int kc = min(G, k - c0);            // vectors in this group (the last may be short)
+    const int c0 = blockIdx.z * G;             // the group's first vector
+    const int kc = min(G, k - c0);             // vectors in this group (the last may be short)
     const std::int64_t j0 = blockIdx.y * per;  // this slice of the columns
     const std::int64_t j1 = min(n, j0 + per);
     const T* Xg = X + std::int64_t(c0) * n;  // vector c of the group at Xg + c·n
@@ -56,7 +56,8 @@ __global__ void register_blocked_row(const T* A, const T* X, float* Y, std::int6
     const std::int64_t j1 = min(n, j0 + per);
     const T* Xg = X + std::int64_t(c0) * n;
     float acc[R][G] = {};
-    // BEGIN SOLUTION for each column j of the slice (lanes 32 apart): load x_c[j] for c < kc once, then a(r0 + r, j) for r < rows, and add a·x_c[j] to acc[r][c]
+    // For each column j (lanes 32 apart): the G values x_c[j] once (0 past kc), then each of the rows.
+    // BEGIN SOLUTION for each j: x[c] = x_c[j] for c < kc; for r < rows: a = a(r0 + r, j), acc[r][c] += a·x[c]
     for (std::int64_t j = j0 + lane; j < j1; j += 32) {
         float x[G];
 #pragma unroll
@@ -159,9 +160,9 @@ gemv::Launch launch_of(const several::Plan& p, gemv::Layout layout) {
     return l;
 }
 
-#define GEMV_STEP16_INSTANCE(T)                                                                                 \
-    template void gemv_register_blocked<T>(const several::Plan&, gemv::Layout, const T*, const T*, float*,     \
-                                           std::int64_t, std::int64_t, int, cudaStream_t);                     \
+#define GEMV_STEP16_INSTANCE(T)                                                                            \
+    template void gemv_register_blocked<T>(const several::Plan&, gemv::Layout, const T*, const T*, float*, \
+                                           std::int64_t, std::int64_t, int, cudaStream_t);                 \
     template gemv::Launch launch_of<T>(const several::Plan&, gemv::Layout);
 GEMV_STEP16_INSTANCE(float)
 GEMV_STEP16_INSTANCE(__nv_bfloat16)

@@ -20,8 +20,8 @@ void gemv_register_blocked(const several::Plan& plan, gemv::Layout layout, const
 
 // Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 16 × 16 WMMA fragments, bf16
 // in, float sums.
-void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A,
-                       const __nv_bfloat16* X, float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
+void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
+                       float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 
 // The tensor-core kernel keeping `group` vectors a block, for the occupancy report.
 const void* tensor_cores_kernel_for(int group);

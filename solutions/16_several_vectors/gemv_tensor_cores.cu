@@ -38,14 +38,14 @@ constexpr int kTile = several::kTensorTile;  // columns of A staged at a time: 4
 // columns at a time, and adds each fragment's result to its float sums.
 template <int B>
 __global__ void __launch_bounds__(32 * kWarps)
-    tensor_cores_kernel(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k,
-                        std::int64_t per, bool atomic, bool row_major) {
+    tensor_cores_kernel(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
+                        bool atomic, bool row_major) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     __trap();  // bf16 fragments need compute capability 8.0; the chooser never comes here below it
 #else
-    __shared__ __align__(32) bf16 sa[kRows * kTile];      // A's tile, row-major, 64 elements a row
-    __shared__ __align__(32) bf16 sx[B * 16 * kTile];     // X's tile, column-major: vector v at v·64
-    __shared__ __align__(32) float sy[kWarps][16 * 16];   // a warp's fragment on its way to Y
+    __shared__ __align__(32) bf16 sa[kRows * kTile];     // A's tile, row-major, 64 elements a row
+    __shared__ __align__(32) bf16 sx[B * 16 * kTile];    // X's tile, column-major: vector v at v·64
+    __shared__ __align__(32) float sy[kWarps][16 * 16];  // a warp's fragment on its way to Y
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const std::int64_t r0 = std::int64_t(blockIdx.x) * kRows;
     const int c0 = blockIdx.z * B * 16;
@@ -110,8 +110,7 @@ template <int B>
 void launch(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
     const dim3 grid(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
-    tensor_cores_kernel<B><<<grid, p.threads, 0, s>>>(A, X, Y, m, n, k, p.per, p.atomic(),
-                                                      layout == gemv::Layout::row);
+    tensor_cores_kernel<B><<<grid, p.threads, 0, s>>>(A, X, Y, m, n, k, p.per, p.atomic(), layout == gemv::Layout::row);
 }
 
 }  // namespace

@@ -8,8 +8,7 @@
 namespace several {
 
 double model_intensity(std::int64_t m, std::int64_t n, std::int64_t k, gemv::Precision precision) {
-    return static_cast<double>(gemv::model_flops(m, n, k)) /
-           static_cast<double>(gemv::model_bytes(m, n, precision, k));
+    return static_cast<double>(gemv::model_flops(m, n, k)) / static_cast<double>(gemv::model_bytes(m, n, precision, k));
 }
 
 double fp32_lanes_per_sm(int cc_major, int cc_minor) {
@@ -81,7 +80,8 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
         p.rows_per_warp = rows_per_warp_for(group);
         p.blocks = several::div_up(several::div_up(m, p.rows_per_warp), p.threads / 32);  // a warp rows_per_warp rows
     }
-    if (p.blocks > INT_MAX) throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+    if (p.blocks > INT_MAX)
+        throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
     slice_columns(p, n, sm_count, 2048, 32);
     return p;
 }
@@ -97,7 +97,8 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, int group, int sm_
     p.threads = 32 * kTensorWarps;
     p.groups = static_cast<int>(several::div_up(k, group));
     p.blocks = several::div_up(m, kTensorRows);
-    if (p.blocks > INT_MAX) throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+    if (p.blocks > INT_MAX)
+        throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
     slice_columns(p, n, sm_count, 4 * kTensorTile, kTensorTile);
     return p;
 }

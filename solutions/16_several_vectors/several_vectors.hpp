@@ -56,28 +56,29 @@ const char* to_string(Kernel kernel);
 // (A is read once for each group).
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
-    int group = 1;           // vectors a thread (register-blocked) or a block (tensor cores) keeps
-    int rows_per_warp = 1;   // register-blocked, row-major: rows a warp adds up at once
-    std::int64_t blocks = 0; // grid.x
-    int threads = 256;       // a block
-    int slices = 1;          // grid.y
-    std::int64_t per = 0;    // columns of A a slice takes
-    int groups = 1;          // grid.z = ceil(k / group)
+    int group = 1;            // vectors a thread (register-blocked) or a block (tensor cores) keeps
+    int rows_per_warp = 1;    // register-blocked, row-major: rows a warp adds up at once
+    std::int64_t blocks = 0;  // grid.x
+    int threads = 256;        // a block
+    int slices = 1;           // grid.y
+    std::int64_t per = 0;     // columns of A a slice takes
+    int groups = 1;           // grid.z = ceil(k / group)
     bool atomic() const { return slices > 1; }
 };
 
 // Vectors a register-blocked thread keeps: 1, 2, 4, 8 or 16 (each a compiled kernel).
 constexpr int kRegisterGroups[] = {1, 2, 4, 8, 16};
 // Rows a warp of the row-major register-blocked kernel adds up at once, so that each x value it
-// loads serves that many rows: 8, and 4 with 16 vectors (64 sums a lane at most).
+// loads serves that many rows: 8, 4 with 8 vectors and 2 with 16 (32 sums a lane at most, so
+// that the registers leave room for several blocks an SM).
 constexpr int rows_per_warp_for(int group) {
-    return group >= 16 ? 4 : 8;
+    return group >= 16 ? 2 : group >= 8 ? 4 : 8;
 }
 // Vectors a tensor-core block keeps: 16·b for b = 1, 2, 4, 8 (16 × 16 × 16 bf16 fragments).
 constexpr int kTensorGroups[] = {16, 32, 64, 128};
-constexpr int kTensorWarps = 4;                  // warps a block, 16 rows each
+constexpr int kTensorWarps = 4;                 // warps a block, 16 rows each
 constexpr int kTensorRows = 16 * kTensorWarps;  // rows a block
-constexpr int kTensorTile = 64;                  // columns of A a block stages at a time
+constexpr int kTensorTile = 64;                 // columns of A a block stages at a time
 
 // group must be one of the lists above; throws gemv::UsageError for a k or shape it cannot take.
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);

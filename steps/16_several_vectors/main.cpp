@@ -29,7 +29,8 @@ struct Variant {
 };
 
 std::string plan_text(const several::Plan& p) {
-    std::string s = std::to_string(p.group) + " vectors a " + (p.kernel == several::Kernel::tensor_cores ? "block" : "thread");
+    std::string s =
+        std::to_string(p.group) + " vectors a " + (p.kernel == several::Kernel::tensor_cores ? "block" : "thread");
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;
@@ -64,9 +65,10 @@ std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f
     auto handle = std::make_shared<CublasHandle>();  // once: the warm-up runs absorb its first call
     const gemv::Traffic least{double(m) * double(n), double(n) * k, double(m) * k};
     const bool bf16 = std::is_same_v<T, __nv_bfloat16>;
-    out.push_back({std::string(bf16 ? "cublasGemmEx" : "cublasSgemm") + (layout == gemv::Layout::col ? " op N" : " op T"),
-                   gemv::Launch{}, least, [=](cudaStream_t s) { gemm_cublas<T>(*handle, A, X, Y, m, n, k, layout, s); },
-                   bf16 ? "float sums (CUBLAS_COMPUTE_32F)" : "FP32", bf16, false});
+    out.push_back(
+        {std::string(bf16 ? "cublasGemmEx" : "cublasSgemm") + (layout == gemv::Layout::col ? " op N" : " op T"),
+         gemv::Launch{}, least, [=](cudaStream_t s) { gemm_cublas<T>(*handle, A, X, Y, m, n, k, layout, s); },
+         bf16 ? "float sums (CUBLAS_COMPUTE_32F)" : "FP32", bf16, false});
     for (Variant& v : out)
         if (v.chosen) v.note += "; the chooser's pick: " + choice.why;
     return out;
