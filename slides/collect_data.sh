@@ -25,6 +25,9 @@
 #   15          bf16, fp16 and fp8, both layouts, on square 16384^2, tall 2^26 x 4, wide 4 x 2^26 and
 #               odd 12345 x 43483; step 11 in float on the same problems
 #                                 -> MACHINE_step15_formats.csv, MACHINE_step15_float.csv
+#   16          k = 1, 2, 4 … 256 vectors, float and bf16, both layouts, on a square matrix of 256 MiB
+#               (8192^2 in float, 11585^2 in bf16) and odd 12345 x 43483
+#                                 -> MACHINE_step16_vectors.csv
 #   07          the matmul detour, N x N x N for N = 128 .. 4096: mmult1, mmult2 at TILE 8, 16 and 32,
 #               cuBLAS gemm (verified up to N = 1024; the CPU reference is N^3)
 #                                                                     -> MACHINE_step07_matmul.csv
@@ -32,7 +35,7 @@
 # is reported and left out; nothing is written for a step with no successful run.
 set -euo pipefail
 if (($# < 2)); then
-  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 bin=$1
@@ -140,6 +143,23 @@ for step in "${steps[@]}"; do
           if [[ -x $bin/step11_versatile ]]; then
             run "$float" "$bin/step11_versatile" --precision float --layout "$layout" --m "${mn%x*}" --n "${mn#*x}"
           fi
+        done
+      done
+      ;;
+    16)
+      # The roofline's points: every kernel and cuBLAS at each k, A read once for a group of vectors.
+      vectors="$out/${machine}_step16_vectors.csv"
+      fresh "$vectors"
+      for precision in float bf16; do
+        square=8192x8192
+        [[ $precision == bf16 ]] && square=11585x11585
+        for mn in $square 12345x43483; do
+          for layout in row col; do
+            for k in 1 2 4 8 16 32 64 128 256; do
+              run "$vectors" "$program" --precision "$precision" --layout "$layout" --m "${mn%x*}" --n "${mn#*x}" \
+                --k "$k"
+            done
+          done
         done
       done
       ;;

@@ -20,6 +20,8 @@ Names (NN is any step, so a new step's deck needs data, not code):
                 wide N x 100N, one panel per variant (MACHINE_stepNN_fig4.csv)
   NN_summary    table: every variant at the largest square of the sweep
   NN_occupancy  table: launch, registers, shared memory, blocks per SM, occupancy, limiter (GPU steps)
+  NN_roofline   GFLOP/s against the model's intensity for k vectors, with the memory and compute roofs
+                (MACHINE_stepNN_vectors.csv, step 16)
 
 Uses Debian's python3-matplotlib (run with /usr/bin/python3); only drawing imports it, so --list
 and the deck check work with any python3.
@@ -66,7 +68,7 @@ def pct1(x):
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
          "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "ranktable": "md", "fig4vs": "png", "scaling": "png",
-         "matmul": "png", "formats": "png"}
+         "matmul": "png", "formats": "png", "roofline": "png"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
 DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
@@ -77,6 +79,8 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "matmul": "*_step{step}_matmul{q}.csv",
            # step 15: its own runs per format; MACHINE_step15_float.csv (step 11 in float) is read beside them
            "formats": "*_step{step}_formats{q}.csv",
+           # step 16: every kernel and cuBLAS at k = 1 … 256 vectors (collect_data.sh 16)
+           "roofline": "*_step{step}_vectors{q}.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv",
            # 09_fig4vs_05_08_12: step 09's figure-4 file; the other steps' files of the same machine
@@ -964,6 +968,70 @@ def formats_figure(name, files, out):
     save_figure(plt, fig, footers, out)
 
 
+def roofline_figure(name, files, out):
+    """Step 16 (MACHINE_stepNN_vectors.csv): one panel per precision, GFLOP/s against the model's
+    intensity (flops a byte of A once, X and Y once) for k = 1 … 256 vectors, every kernel and
+    cuBLAS on each problem; the memory roof (the read ceiling measured in the same runs × intensity),
+    the compute roofs of FP32 FMA and of the bf16 tensor cores (from the device's SMs and clock),
+    and the k from which the chooser takes the tensor cores."""
+    plt = pyplot()
+    rows, footers = [], []
+    for path in files:
+        got = read_rows(path)
+        if got:
+            footers.append(provenance(got, path))
+            rows += got
+    precisions = [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]
+    fig, axes = plt.subplots(1, max(1, len(precisions)), figsize=(13, 5.2), dpi=120, squeeze=False)
+    kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
+    colors = {"register-blocked": "#1f77b4", "tensor cores": "#d62728", "cublasSgemm": "#555555",
+              "cublasGemmEx": "#555555"}
+    markers = "osD^v<>p"
+    for ax, precision in zip(axes[0], precisions):
+        mine = [r for r in rows if r.get("precision") == precision]
+        problems = list(dict.fromkeys((r["m"], r["n"], r["layout"]) for r in mine))
+        xs = [num(r, "model_intensity") for r in mine]
+        lo, hi = min(xs) / 1.5, max(xs) * 1.5
+        ceiling = sorted(num(r, "ceiling_gbps") for r in mine)[len(mine) // 2]  # the median run's
+        grid = [lo * (hi / lo) ** (i / 100) for i in range(101)]
+        ax.plot(grid, [ceiling * x for x in grid], color="black", linewidth=1.2,
+                label=f"memory roof: {ceiling:.0f} GB/s (read ceiling) × intensity")
+        for units, style in (("fp32 fma", ":"), ("bf16 tensor cores", "--")):
+            peaks = [num(r, "compute_peak_gflops") for r in mine if r.get("compute_units") == units]
+            if peaks:
+                ax.axhline(max(peaks), color="black", linestyle=style, linewidth=1.2,
+                           label=f"compute roof, {units}: {max(peaks) / 1000:.0f} TFLOP/s (SMs × clock)")
+        for p_index, problem in enumerate(problems):
+            for kern in dict.fromkeys(kernel(r) for r in mine):
+                got = sorted((r for r in mine if (r["m"], r["n"], r["layout"]) == problem and kernel(r) == kern),
+                             key=lambda r: num(r, "k"))
+                if not got:
+                    continue
+                m, n, layout = problem
+                ax.plot([num(r, "model_intensity") for r in got], [num(r, "gflops") for r in got],
+                        marker=markers[p_index % len(markers)], markersize=4, linewidth=1,
+                        color=colors.get(kern), alpha=0.55 if kern.startswith("cublas") else 0.9,
+                        label=f"{kern}, {m} × {n} {layout}")
+        # Where the chooser hands bf16 to the tensor cores: the first k whose chosen row is theirs.
+        takeover = sorted({int(num(r, "k")) for r in mine if r.get("chosen") == "yes" and kernel(r) == "tensor cores"})
+        if takeover:
+            at = [num(r, "model_intensity") for r in mine if int(num(r, "k")) == takeover[0]]
+            ax.axvline(min(at), color="#d62728", linestyle="-.", linewidth=1,
+                       label=f"the chooser takes the tensor cores from k = {takeover[0]}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        plain_log_axis(ax.xaxis)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.set_xlim(lo, hi)
+        ax.set_xlabel("operational intensity of the model, flops a byte (k = 1 … 256 from left to right)")
+        ax.set_ylabel("GFLOP/s (2·m·n·k over the median time)")
+        ax.set_title(f"{precision}: A and X in {precision}, Y in float", fontsize=11, loc="left")
+        ax.legend(fontsize=6.5, loc="lower right", framealpha=0.9)
+    fig.suptitle(f"step {name[:2]}: Y = A·X for k vectors on the roofline, measured", fontsize=12, x=0.01,
+                 ha="left")
+    save_figure(plt, fig, footers, out, top=0.94)
+
+
 # -------------------------------------------------------------------------------------- tables
 
 def md_table(head, rows):
@@ -1363,7 +1431,7 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "formats": formats_figure, "climb": climb_figure,
+          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "formats": formats_figure, "roofline": roofline_figure, "climb": climb_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
           "climb_double": climb_figure}
 
