@@ -1026,7 +1026,7 @@ def roofline_figure(name, files, out):
         ax.set_xlabel("operational intensity of the model, flops a byte (k = 1 … 256 from left to right)")
         ax.set_ylabel("GFLOP/s (2·m·n·k over the median time)")
         ax.set_title(f"{precision}: A and X in {precision}, Y in float", fontsize=11, loc="left")
-        ax.legend(fontsize=6.5, loc="lower right", framealpha=0.9)
+        ax.legend(fontsize=6.5, loc="upper left" if precision == "bf16" else "lower right", framealpha=0.9)
     fig.suptitle(f"step {name[:2]}: Y = A·X for k vectors on the roofline, measured", fontsize=12, x=0.01,
                  ha="left")
     save_figure(plt, fig, footers, out, top=0.94)
