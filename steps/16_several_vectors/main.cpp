@@ -128,10 +128,15 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec) {
                   << " GFLOP/s, FP32 FMA peak " << gemv::fixed(fma, 0) << " GFLOP/s";
         if (tensor > 0) std::cout << ", bf16 tensor-core peak " << gemv::fixed(tensor, 0) << " GFLOP/s";
         std::cout << "\n";
+        const auto field = [](const gemv::Result& r, const std::string& name) {
+            for (const auto& f : r.extra)
+                if (std::get<0>(f) == name) return std::get<1>(f);
+            return std::string("-");
+        };
         for (const auto& r : results)
             std::cout << "  " << r.variant << ": " << gemv::fixed(r.gflops(), 0) << " GFLOP/s, "
-                      << std::get<1>(r.extra[6]) << " % of its roof (" << std::get<1>(r.extra[5]) << ", "
-                      << std::get<1>(r.extra[4]) << ")\n";
+                      << field(r, "pct_roofline") << " % of its roof (" << field(r, "roof_gflops") << " GFLOP/s, "
+                      << field(r, "compute_units") << ")\n";
     }
     return all_ok ? gemv::kExitOk : gemv::kExitWrong;
 }

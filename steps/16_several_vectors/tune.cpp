@@ -1,0 +1,150 @@
+// Step 16's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
+// every group of the register-blocked kernel and, in bf16, of the tensor-core kernel, each verified
+// first, and writes a CSV table: one row a (k, kernel, group), with the fastest of each k marked and
+// the chooser's pick beside it, so that the chooser's rule can be checked against measurements.
+#include <cuda_runtime.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli.hpp"
+#include "gemv_several.cuh"
+#include "gpu_step.hpp"
+#include "several_problem.cuh"
+#include "several_vectors.hpp"
+
+namespace {
+
+std::vector<int> parse_ks(const std::string& text) {
+    std::vector<int> ks;
+    std::stringstream s(text);
+    std::string item;
+    while (std::getline(s, item, ','))
+        ks.push_back(static_cast<int>(gemv::parse_int("ks", item, 1, several::kMaxVectors)));
+    if (ks.empty()) throw gemv::UsageError("--ks needs at least one k");
+    return ks;
+}
+
+struct Row {
+    int k;
+    several::Plan plan;
+    double ms;
+};
+
+template <class T>
+int tune(const gemv::Options& o) {
+    const gemv::DeviceFacts facts = gemv::query_device();
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    const gemv::Layout layout = o.shape.layout;
+    const std::vector<int> ks = parse_ks(o.get("ks"));
+    int largest = 0;
+    for (int k : ks) largest = std::max(largest, k);
+    gemv::require_device_memory(facts, SeveralProblem<T>::bytes(m, n, largest));
+    const double ceiling = gemv::measure_read_ceiling(facts);
+    int clock_khz = 0;
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, facts.id));
+    const double fma = several::fma_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor);
+    const double tensor = several::tensor_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor);
+
+    std::vector<gemv::Fields> out;
+    for (int k : ks) {
+        SeveralProblem<T> problem(m, n, k, layout, o.seed);
+        std::vector<several::Plan> plans;
+        for (int g : several::kRegisterGroups)
+            if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
+        if (std::is_same_v<T, __nv_bfloat16> && facts.cc_major >= 8)
+            for (int g : several::kTensorGroups)
+                if (g == 16 || g / 2 < k) plans.push_back(several::plan_tensor_cores(m, n, k, g, facts.sm_count));
+        std::vector<Row> rows;
+        for (const several::Plan& p : plans) {
+            const auto run = [&](cudaStream_t s) {
+                if constexpr (std::is_same_v<T, __nv_bfloat16>)
+                    if (p.kernel == several::Kernel::tensor_cores) {
+                        gemv_tensor_cores(p, layout, problem.A(), problem.X(), problem.Y(), m, n, k, s);
+                        return;
+                    }
+                gemv_register_blocked<T>(p, layout, problem.A(), problem.X(), problem.Y(), m, n, k, s);
+            };
+            if (o.verify) {
+                problem.poison();
+                run(0);
+                if (const auto wrong = problem.count_wrong()) {
+                    std::cerr << "step16_tune: " << several::to_string(p.kernel) << " with " << p.group
+                              << " vectors is wrong at k = " << k << ": " << wrong << " elements outside the bound\n";
+                    return gemv::kExitWrong;
+                }
+            }
+            rows.push_back({k, p, gemv::time_gpu(facts, run, {}, o.warmup, o.reps, o.cold).median_ms});
+            std::cerr << "  k " << k << ", " << several::to_string(p.kernel) << ", " << p.group
+                      << " vectors: " << gemv::fixed(rows.back().ms * 1e3, 1) << " us\n";
+        }
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < rows.size(); ++i)
+            if (rows[i].ms < rows[best].ms) best = i;
+        const several::Choice choice = several::choose(gemv::precision_of<T>(), m, n, k, facts.cc_major);
+        const double intensity = several::model_intensity(m, n, k, gemv::precision_of<T>());
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const Row& r = rows[i];
+            const bool tc = r.plan.kernel == several::Kernel::tensor_cores;
+            const double gflops = double(gemv::model_flops(m, n, k)) / (r.ms * 1e6);
+            const double roof = several::roof_gflops(ceiling, intensity, tc ? tensor : fma);
+            out.push_back(
+                {{"device", facts.name, false},
+                 {"sms", std::to_string(facts.sm_count), true},
+                 {"precision", gemv::to_string(o.precision), false},
+                 {"layout", gemv::to_string(layout), false},
+                 {"m", std::to_string(m), true},
+                 {"n", std::to_string(n), true},
+                 {"k", std::to_string(k), true},
+                 {"kernel", several::to_string(r.plan.kernel), false},
+                 {"group", std::to_string(r.plan.group), true},
+                 {"slices", std::to_string(r.plan.slices), true},
+                 {"median_ms", gemv::fixed(r.ms, 6), true},
+                 {"gflops", gemv::fixed(gflops, 1), true},
+                 {"ceiling_gbps", gemv::fixed(ceiling, 1), true},
+                 {"roof_gflops", gemv::fixed(roof, 1), true},
+                 {"pct_roofline", gemv::fixed(100 * gflops / roof, 2), true},
+                 {"fastest", i == best ? "yes" : "no", false},
+                 {"chosen", r.plan.kernel == choice.kernel && r.plan.group == choice.group ? "yes" : "no", false},
+                 {"git_revision", gemv::git_revision(), false}});
+        }
+    }
+    const std::string file = o.get("out");
+    if (file == "-") {
+        gemv::print_fields(std::cout, gemv::Format::csv, out);
+    } else {
+        std::ofstream f(file);
+        if (!f) throw std::runtime_error("cannot write " + file);
+        gemv::print_fields(f, gemv::Format::csv, out);
+        std::cerr << "step16_tune: wrote " << file << "\n";
+    }
+    return gemv::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    gemv::StepSpec spec;
+    spec.number = "16";
+    spec.name = "several_vectors_tune";
+    spec.title = "times every group of step 16's kernels for each k and writes a CSV table";
+    spec.gpu = true;
+    spec.layouts = {gemv::Layout::row, gemv::Layout::col};
+    spec.precisions = {gemv::Precision::f32, gemv::Precision::bf16};
+    spec.default_reps = 7;
+    const auto check_ks = [](const std::string& text) -> std::string {
+        try {
+            parse_ks(text);
+            return "";
+        } catch (const gemv::UsageError& e) {
+            return std::string("takes k from 1 to ") + std::to_string(several::kMaxVectors) + ": " + e.what();
+        }
+    };
+    spec.options = {{"ks", "the k to time, comma-separated", "1,2,4,8,16,32,64,128,256", {}, 0, 0, true, check_ks},
+                    {"out", "the CSV file to write (- for standard output)", "-", {}, 0, 0, true}};
+    return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
+        if (o.precision == gemv::Precision::bf16) return tune<__nv_bfloat16>(o);
+        return tune<float>(o);
+    });
+}
