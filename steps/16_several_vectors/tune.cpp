@@ -127,7 +127,7 @@ int tune(const gemv::Options& o) {
 int main(int argc, char** argv) {
     gemv::StepSpec spec;
     spec.number = "16";
-    spec.name = "several_vectors_tune";
+    spec.name = "tune";
     spec.title = "times every group of step 16's kernels for each k and writes a CSV table";
     spec.gpu = true;
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
