@@ -1018,12 +1018,26 @@ def roofline_figure(name, files, out):
             at = [num(r, "model_intensity") for r in mine if int(num(r, "k")) == takeover[0]]
             ax.axvline(min(at), color="#d62728", linestyle="-.", linewidth=1,
                        label=f"the chooser takes the tensor cores from k = {takeover[0]}")
+        # Where the tensor-core kernel measured faster than the register-blocked one, per problem.
+        crossings = []
+        for m, n, layout in problems:
+            at = lambda kern, k: [num(r, "gflops") for r in mine if (r["m"], r["n"], r["layout"]) == (m, n, layout)
+                                  and kernel(r) == kern and int(num(r, "k")) == k]
+            ks = sorted({int(num(r, "k")) for r in mine if (r["m"], r["n"], r["layout"]) == (m, n, layout)})
+            ahead = [k for k in ks if at("tensor cores", k) and at("register-blocked", k)
+                     and at("tensor cores", k)[0] > at("register-blocked", k)[0]]
+            if ahead:
+                crossings.append(f"k = {ahead[0]}: {m} × {n} {layout}")
+        if crossings:
+            ax.text(0.98, 0.03, "tensor cores measured ahead of\nregister-blocked from\n" + "\n".join(crossings),
+                    transform=ax.transAxes, ha="right", va="bottom", fontsize=7,
+                    bbox={"facecolor": "white", "edgecolor": "#d62728", "alpha": 0.9})
         ax.set_xscale("log")
         ax.set_yscale("log")
         plain_log_axis(ax.xaxis)
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlim(lo, hi)
-        ax.set_xlabel("operational intensity of the model, flops a byte (k = 1 … 256 from left to right)")
+        ax.set_xlabel("flops a byte of the model (k = 1 … 256, left to right)")
         ax.set_ylabel("GFLOP/s (2·m·n·k over the median time)")
         ax.set_title(f"{precision}: A and X in {precision}, Y in float", fontsize=11, loc="left")
         ax.legend(fontsize=6.5, loc="upper left" if precision == "bf16" else "lower right", framealpha=0.9)
