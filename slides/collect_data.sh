@@ -28,6 +28,8 @@
 #   16          k = 1, 2, 4 … 256 vectors, float and bf16, both layouts, on a square matrix of 256 MiB
 #               (8192^2 in float, 11585^2 in bf16) and odd 12345 x 43483
 #                                 -> MACHINE_step16_vectors.csv
+#               k = 1 … 64 on eight odd and degenerate shapes of 256 MiB and more
+#                                 -> MACHINE_step16_vectors_odd.csv
 #   07          the matmul detour, N x N x N for N = 128 .. 4096: mmult1, mmult2 at TILE 8, 16 and 32,
 #               cuBLAS gemm (verified up to N = 1024; the CPU reference is N^3)
 #                                                                     -> MACHINE_step07_matmul.csv
@@ -35,7 +37,7 @@
 # is reported and left out; nothing is written for a step with no successful run.
 set -euo pipefail
 if (($# < 2)); then
-  sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 bin=$1
@@ -158,6 +160,19 @@ for step in "${steps[@]}"; do
             for k in 1 2 4 8 16 32 64 128 256; do
               run "$vectors" "$program" --precision "$precision" --layout "$layout" --m "${mn%x*}" --n "${mn#*x}" \
                 --k "$k"
+            done
+          done
+        done
+      done
+      # The speed targets' odd shapes (A of 256 MiB to 2 GiB in float): m and n odd or prime, and
+      # the degenerate tall and wide ones.
+      odd="$out/${machine}_step16_vectors_odd.csv"
+      fresh "$odd"
+      for precision in float bf16; do
+        for mn in 12345x43483 43483x12345 131071x1031 1031x131071 4194301x33 33x4194301 67108859x3 3x67108859; do
+          for layout in row col; do
+            for k in 1 2 4 8 16 32 64; do
+              run "$odd" "$program" --precision "$precision" --layout "$layout" --m "${mn%x*}" --n "${mn#*x}" --k "$k"
             done
           done
         done

@@ -22,6 +22,8 @@ Names (NN is any step, so a new step's deck needs data, not code):
   NN_occupancy  table: launch, registers, shared memory, blocks per SM, occupancy, limiter (GPU steps)
   NN_roofline   GFLOP/s against the model's intensity for k vectors, with the memory and compute roofs
                 (MACHINE_stepNN_vectors.csv, step 16)
+  NN_roofverdict  table: step 16's speed targets against the chooser's pick and cuBLAS, per machine
+                (MACHINE_stepNN_vectors.csv and MACHINE_stepNN_vectors_odd.csv)
 
 Uses Debian's python3-matplotlib (run with /usr/bin/python3); only drawing imports it, so --list
 and the deck check work with any python3.
@@ -68,7 +70,7 @@ def pct1(x):
 KINDS = {"sweep": "png", "shapes": "png", "fig4": "png", "summary": "md", "occupancy": "md", "ladder": "md",
          "curves": "png", "mesh": "png", "targets": "png", "ranks": "png", "hybrid": "md", "gpus": "md",
          "verdict": "md", "experiments": "png", "vs": "md", "climb": "png", "psweep": "png", "ptable": "md", "ranktable": "md", "fig4vs": "png", "scaling": "png",
-         "matmul": "png", "formats": "png", "roofline": "png"}
+         "matmul": "png", "formats": "png", "roofline": "png", "roofverdict": "md"}
 # The files each kind is drawn from, relative to slides/data ({step}: NN; {q}: the name's optional
 # qualifier, "_float" in 11_mesh_float). Kinds not listed are drawn from the sweep.
 DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}.csv",
@@ -81,6 +83,8 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "formats": "*_step{step}_formats{q}.csv",
            # step 16: every kernel and cuBLAS at k = 1 … 256 vectors (collect_data.sh 16)
            "roofline": "*_step{step}_vectors{q}.csv",
+           # the issue's speed targets, from both of step 16's files (the roofline's and the odd shapes')
+           "roofverdict": "*_step{step}_vectors*.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv",
            # 09_fig4vs_05_08_12: step 09's figure-4 file; the other steps' files of the same machine
@@ -1060,6 +1064,55 @@ def largest_square(rows):
     return [r for r in square if num(r, "bytes") == top]
 
 
+def roofverdict_table(name, files, out):
+    """Step 16's speed targets, per machine and precision, from the chooser's pick and cuBLAS on the
+    same problem and k: (1) k <= 64 and A of 256 MiB or more: at least 85 % of the roofline (the
+    lower of the memory roof and the compute roof of the units the kernel uses); (2) odd shapes
+    (the _odd file), k <= 64: geometric mean at least 1.5x cuBLAS; (3) every problem and k: at
+    least 0.95x cuBLAS. Rows that failed verification count as missing the targets."""
+    by_machine = {}
+    for path in files:
+        rows = read_rows(path)
+        odd = path.stem.endswith("_odd")
+        for r in rows:
+            r["_odd"] = odd
+        if rows:
+            by_machine.setdefault(rows[0]["_machine"], ([], []))
+            by_machine[rows[0]["_machine"]][0].extend(rows)
+            by_machine[rows[0]["_machine"]][1].append(provenance(rows, path))
+    parts = []
+    for machine, (rows, footers) in sorted(by_machine.items()):
+        lines = []
+        for precision in [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]:
+            mine = [r for r in rows if r.get("precision") == precision]
+            key = lambda r: (r["_odd"], r["layout"], r["m"], r["n"], r["k"])
+            chosen = {key(r): r for r in mine if r.get("chosen") == "yes"}
+            cublas = {key(r): r for r in mine if r.get("variant", "").startswith("cublas")}
+            elem = 4 if precision == "float" else 2
+            where = lambda r: f"{r['m']} × {r['n']} {r['layout']}, k = {r['k']}"
+            ok = lambda r: r.get("verified") in ("yes", "not checked")
+            big = [r for r in chosen.values() if num(r, "k") <= 64 and num(r, "m") * num(r, "n") * elem >= 2 ** 28]
+            if big:
+                worst = min(big, key=lambda r: num(r, "pct_roofline") if ok(r) else -1)
+                got = num(worst, "pct_roofline") if ok(worst) else float("nan")
+                lines.append([precision, "k ≤ 64, A ≥ 256 MiB: ≥ 85 % of the roofline", f"worst {pct1(got)}",
+                              where(worst), "met" if got >= 85 else "missed"])
+            ratios = [(num(cublas[k], "median_ms") / num(c, "median_ms") if ok(c) else 0.0, c)
+                      for k, c in chosen.items() if k in cublas]
+            odd = [(x, c) for x, c in ratios if c["_odd"] and num(c, "k") <= 64]
+            if odd:
+                gm = math.exp(sum(math.log(max(x, 1e-9)) for x, _ in odd) / len(odd))
+                lines.append([precision, "odd shapes, k ≤ 64: geometric mean ≥ 1.5× cuBLAS",
+                              f"{sig(gm)}× over {len(odd)} problems", "-", "met" if gm >= 1.5 else "missed"])
+            if ratios:
+                x, c = min(ratios, key=lambda t: t[0])
+                lines.append([precision, "every problem and k: ≥ 0.95× cuBLAS", f"worst {sig(x)}×", where(c),
+                              "met" if x >= 0.95 else "missed"])
+        parts.append(f"measured on {'; '.join(dict.fromkeys(footers))}\n\n" +
+                     md_table(["precision", "target", "measured", "where", "verdict"], lines))
+    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
 def summary_table(name, files, out):
     parts = []
     for path in files:
@@ -1445,7 +1498,7 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "formats": formats_figure, "roofline": roofline_figure, "climb": climb_figure,
+          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "formats": formats_figure, "roofline": roofline_figure, "roofverdict": roofverdict_table, "climb": climb_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
           "climb_double": climb_figure}
 
