@@ -1,5 +1,7 @@
 #include "gemv_several.cuh"
 
+#include <stdexcept>
+
 namespace {
 
 // BEGIN EXCERPT column-major
@@ -110,6 +112,8 @@ void launch(const several::Plan& p, gemv::Layout layout, const T* A, const T* X,
 template <class T>
 void gemv_register_blocked(const several::Plan& p, gemv::Layout layout, const T* A, const T* X, float* Y,
                            std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
+    if (p.kernel != several::Kernel::register_blocked)
+        throw std::logic_error("gemv_register_blocked needs a plan from plan_register_blocked");
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
     switch (p.group) {
         case 1:

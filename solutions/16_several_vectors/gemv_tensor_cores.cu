@@ -1,5 +1,7 @@
 #include <mma.h>
 
+#include <stdexcept>
+
 #include "gemv_several.cuh"
 
 // How far the tensor cores' float sums may stray, against the bound every step keeps,
@@ -30,6 +32,7 @@ using bf16 = __nv_bfloat16;
 constexpr int kWarps = several::kTensorWarps;
 constexpr int kRows = several::kTensorRows;  // rows a block: 16 a warp
 constexpr int kTile = several::kTensorTile;  // columns of A staged at a time: 4 steps of 16
+constexpr int kThreads = 32 * kWarps;        // a block (the plan's threads): a compile-time stride
 
 // BEGIN EXCERPT tensor-cores
 // A block of 4 warps owns 64 rows and B·16 vectors. For each tile of 64 columns it stages A's tile
@@ -37,7 +40,7 @@ constexpr int kTile = several::kTensorTile;  // columns of A staged at a time: 4
 // whatever its alignment; each warp multiplies its 16 rows by the B fragments of vectors, 16
 // columns at a time, and adds each fragment's result to its float sums.
 template <int B>
-__global__ void __launch_bounds__(32 * kWarps)
+__global__ void __launch_bounds__(kThreads)
     tensor_cores_kernel(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
                         bool atomic, bool row_major) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -61,12 +64,14 @@ __global__ void __launch_bounds__(32 * kWarps)
 
     for (std::int64_t jt = j0; jt < j1; jt += kTile) {
         // Consecutive threads take consecutive addresses of A (along a row, or down a column).
-        for (int e = threadIdx.x; e < kRows * kTile; e += blockDim.x) {
+#pragma unroll 8
+        for (int e = threadIdx.x; e < kRows * kTile; e += kThreads) {
             const int r = row_major ? e / kTile : e % kRows, c = row_major ? e % kTile : e / kRows;
             const std::int64_t i = r0 + r, j = jt + c;
             sa[r * kTile + c] = i < m && j < j1 ? A[row_major ? i * n + j : j * m + i] : zero;
         }
-        for (int e = threadIdx.x; e < B * 16 * kTile; e += blockDim.x) {
+#pragma unroll 8
+        for (int e = threadIdx.x; e < B * 16 * kTile; e += kThreads) {
             const int c = e % kTile, v = e / kTile;
             const std::int64_t j = jt + c;
             sx[e] = j < j1 && c0 + v < k ? X[std::int64_t(c0 + v) * n + j] : zero;
@@ -130,6 +135,8 @@ const void* tensor_cores_kernel_for(int group) {
 
 void gemv_tensor_cores(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y,
                        std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
+    if (p.kernel != several::Kernel::tensor_cores || p.threads != kThreads)
+        throw std::logic_error("gemv_tensor_cores needs a plan from plan_tensor_cores");
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
     switch (p.group) {
         case 16:
