@@ -64,13 +64,13 @@ __global__ void __launch_bounds__(kThreads)
 
     for (std::int64_t jt = j0; jt < j1; jt += kTile) {
         // Consecutive threads take consecutive addresses of A (along a row, or down a column).
-#pragma unroll 8
+#pragma unroll 4
         for (int e = threadIdx.x; e < kRows * kTile; e += kThreads) {
             const int r = row_major ? e / kTile : e % kRows, c = row_major ? e % kTile : e / kRows;
             const std::int64_t i = r0 + r, j = jt + c;
             sa[r * kTile + c] = i < m && j < j1 ? A[row_major ? i * n + j : j * m + i] : zero;
         }
-#pragma unroll 8
+#pragma unroll 4
         for (int e = threadIdx.x; e < B * 16 * kTile; e += kThreads) {
             const int c = e % kTile, v = e / kTile;
             const std::int64_t j = jt + c;
