@@ -91,7 +91,7 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                     const several::Plan p = several::plan_register_blocked(m, n, k, layout, g, 132);
                     INFO(m << " x " << n << ", k " << k << ", " << gemv::layout_word(layout));
                     const std::int64_t rows_per_block =
-                        layout == Layout::col ? p.threads : p.threads / 32 * p.rows_per_warp;
+                        layout == Layout::col ? p.threads * p.rows_per_warp : p.threads / 32 * p.rows_per_warp;
                     REQUIRE(p.blocks * rows_per_block >= m);
                     REQUIRE((p.blocks - 1) * rows_per_block < m);
                     REQUIRE(std::int64_t(p.slices) * p.per >= n);

@@ -5,39 +5,50 @@
 namespace {
 
 // BEGIN EXCERPT column-major
-// Column-major A: a thread a row. A warp reads 32 consecutive elements of a column (coalesced),
-// and its lanes share every x value (one broadcast load). The thread keeps G sums, one a vector of
-// its group, and multiplies each element of A it loads by G values of X: A is read once for G
-// vectors, so CGMA grows with G.
-template <class T, int G>
+// Column-major A: a thread adds up R rows, 32 apart, so that a warp reads 32 consecutive elements
+// of a column at a time (coalesced). The thread keeps R·G sums: it loads the G values of X at
+// column j once (the warp's lanes share each one: a broadcast) and uses them for its R rows, and
+// multiplies each element of A it loads by the G values. A is read once for G vectors, X once for
+// 32·R rows: CGMA grows with both, as it does with a GEMM's register tile.
+template <class T, int G, int R>
 __global__ void register_blocked_col(const T* A, const T* X, float* Y, std::int64_t m, std::int64_t n, int k,
                                      std::int64_t per, bool atomic) {
-    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= m) return;
+    const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const std::int64_t i0 = warp * 32 * R + threadIdx.x % 32;  // rows i0 + 32·r for r < R
+    if (i0 >= m) return;
     const int c0 = blockIdx.z * G;             // the group's first vector
     const int kc = min(G, k - c0);             // vectors in this group (the last may be short)
     const std::int64_t j0 = blockIdx.y * per;  // this slice of the columns
     const std::int64_t j1 = min(n, j0 + per);
     const T* Xg = X + std::int64_t(c0) * n;  // vector c of the group at Xg + c·n
-    float acc[G] = {};
-    // BEGIN SOLUTION for each column j of the slice: load a(i, j) once, add a·x_c[j] to acc[c] for c < kc
-#pragma unroll 4
+    float acc[R][G] = {};
+    // For each column j: the G values x_c[j] once (0 past kc), then each row i0 + 32·r inside the matrix.
+    // BEGIN SOLUTION for each j: x[c] = x_c[j] for c < kc; for r: a = a(i0 + 32·r, j), acc[r][c] += a·x[c]
+#pragma unroll 2
     for (std::int64_t j = j0; j < j1; ++j) {
-        const float a = gemv::widen(A[j * m + i]);
+        float x[G];
 #pragma unroll
-        for (int c = 0; c < G; ++c)
-            if (c < kc) acc[c] += a * gemv::widen(Xg[std::int64_t(c) * n + j]);
+        for (int c = 0; c < G; ++c) x[c] = c < kc ? gemv::widen(Xg[std::int64_t(c) * n + j]) : 0.0f;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            if (i0 + 32 * r < m) {
+                const float a = gemv::widen(A[j * m + i0 + 32 * r]);
+#pragma unroll
+                for (int c = 0; c < G; ++c) acc[r][c] += a * x[c];
+            }
     }
     // END SOLUTION
-    float* y = Y + std::int64_t(c0) * m + i;
 #pragma unroll
-    for (int c = 0; c < G; ++c)
-        if (c < kc) {
-            if (atomic)
-                atomicAdd(y + std::int64_t(c) * m, acc[c]);
-            else
-                y[std::int64_t(c) * m] = acc[c];
-        }
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int c = 0; c < G; ++c)
+            if (i0 + 32 * r < m && c < kc) {
+                float* y = Y + std::int64_t(c0 + c) * m + i0 + 32 * r;
+                if (atomic)
+                    atomicAdd(y, acc[r][c]);
+                else
+                    *y = acc[r][c];
+            }
 }
 // END EXCERPT column-major
 
@@ -92,7 +103,8 @@ __global__ void register_blocked_row(const T* A, const T* X, float* Y, std::int6
 
 template <class T, int G>
 const void* kernel_for(gemv::Layout layout) {
-    if (layout == gemv::Layout::col) return reinterpret_cast<const void*>(&register_blocked_col<T, G>);
+    if (layout == gemv::Layout::col)
+        return reinterpret_cast<const void*>(&register_blocked_col<T, G, several::rows_per_warp_for(G)>);
     return reinterpret_cast<const void*>(&register_blocked_row<T, G, several::rows_per_warp_for(G)>);
 }
 
@@ -101,7 +113,8 @@ void launch(const several::Plan& p, gemv::Layout layout, const T* A, const T* X,
             std::int64_t n, int k, cudaStream_t s) {
     const dim3 grid(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
     if (layout == gemv::Layout::col)
-        register_blocked_col<T, G><<<grid, p.threads, 0, s>>>(A, X, Y, m, n, k, p.per, p.atomic());
+        register_blocked_col<T, G, several::rows_per_warp_for(G)>
+            <<<grid, p.threads, 0, s>>>(A, X, Y, m, n, k, p.per, p.atomic());
     else
         register_blocked_row<T, G, several::rows_per_warp_for(G)>
             <<<grid, p.threads, 0, s>>>(A, X, Y, m, n, k, p.per, p.atomic());

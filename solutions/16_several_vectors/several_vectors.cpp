@@ -74,12 +74,11 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
     p.group = group;
     p.threads = 256;
     p.groups = static_cast<int>(several::div_up(k, group));
-    if (layout == gemv::Layout::col) {
-        p.blocks = several::div_up(m, p.threads);  // a thread a row
-    } else {
-        p.rows_per_warp = rows_per_warp_for(group);
-        p.blocks = several::div_up(several::div_up(m, p.rows_per_warp), p.threads / 32);  // a warp rows_per_warp rows
-    }
+    p.rows_per_warp = rows_per_warp_for(group);
+    if (layout == gemv::Layout::col)  // a warp 32·R rows, R a lane
+        p.blocks = several::div_up(m, std::int64_t(p.threads) * p.rows_per_warp);
+    else  // a warp R rows
+        p.blocks = several::div_up(several::div_up(m, p.rows_per_warp), p.threads / 32);
     if (p.blocks > INT_MAX)
         throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
     slice_columns(p, n, sm_count, 2048, 32);
@@ -134,7 +133,7 @@ gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, g
     if (p.kernel == Kernel::tensor_cores)
         t.x_elems = double(several::div_up(m, kTensorRows)) * nk;
     else if (layout == gemv::Layout::col)
-        t.x_elems = double(several::div_up(m, 32)) * nk;
+        t.x_elems = double(several::div_up(m, 32 * p.rows_per_warp)) * nk;
     else
         t.x_elems = double(several::div_up(m, p.rows_per_warp)) * nk;
     t.y_elems = double(m) * double(k) * p.slices;

@@ -57,7 +57,7 @@ const char* to_string(Kernel kernel);
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
     int group = 1;            // vectors a thread (register-blocked) or a block (tensor cores) keeps
-    int rows_per_warp = 1;    // register-blocked, row-major: rows a warp adds up at once
+    int rows_per_warp = 1;    // register-blocked: rows R a lane adds up (rows_per_warp_for)
     std::int64_t blocks = 0;  // grid.x
     int threads = 256;        // a block
     int slices = 1;           // grid.y
@@ -68,9 +68,10 @@ struct Plan {
 
 // Vectors a register-blocked thread keeps: 1, 2, 4, 8 or 16 (each a compiled kernel).
 constexpr int kRegisterGroups[] = {1, 2, 4, 8, 16};
-// Rows a warp of the row-major register-blocked kernel adds up at once, so that each x value it
-// loads serves that many rows: 8, 4 with 8 vectors and 2 with 16 (32 sums a lane at most, so
-// that the registers leave room for several blocks an SM).
+// Rows R a lane of the register-blocked kernel adds up at once (row-major: a warp adds up R rows;
+// column-major: a lane R rows 32 apart), so that each x value it loads serves R rows: 8, 4 with 8
+// vectors and 2 with 16 (32 sums a lane at most, so that the registers leave room for several
+// blocks an SM).
 constexpr int rows_per_warp_for(int group) {
     return group >= 16 ? 2 : group >= 8 ? 4 : 8;
 }
@@ -107,10 +108,10 @@ constexpr bool tensor_cores_take_float = false;
 
 // ---- What each kernel loads, for CGMA (elements) -----------------------------------------------
 
-// Register-blocked, column-major: a thread a row; A once a group, and a warp's 32 lanes share each
-// X value (one broadcast load a warp). Row-major: a warp adds up rows_per_warp rows, each lane
-// loading its own x values: X once a warp. Tensor cores: A once a group, X once a block of 64
-// rows (staged in shared memory). Y: once, or once a slice (atomicAdd).
+// Register-blocked, column-major: a lane R rows 32 apart; A once a group, and a warp's 32 lanes
+// share each X value (one broadcast load a warp for 32·R rows). Row-major: a warp adds up R rows,
+// each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a block
+// of 64 rows (staged in shared memory). Y: once, or once a slice (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace several
