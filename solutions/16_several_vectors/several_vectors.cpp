@@ -50,11 +50,13 @@ void require_k(int k) {
         throw gemv::UsageError("k must be between 1 and " + std::to_string(kMaxVectors) + ", not " + std::to_string(k));
 }
 
-// Slices of the columns, so that a problem with few blocks of rows still fills the GPU: enough for
-// about four blocks an SM, each slice at least `least` columns, `align` a multiple.
-void slice_columns(Plan& p, std::int64_t n, int sm_count, std::int64_t least, std::int64_t align) {
-    const std::int64_t want = 4LL * std::max(1, sm_count);
-    const std::int64_t have = p.blocks * p.groups;
+// Slices of the columns, so that a problem with few rows still fills the GPU: enough slices for
+// about 32 warps with rows to add up an SM (half of what an H100 SM holds) across the groups of
+// vectors, each slice at least `least` columns, `align` a multiple. `warps`: the warps that have
+// rows, in one slice and group (a block of a few rows has idle warps, which do not count).
+void slice_columns(Plan& p, std::int64_t n, int sm_count, std::int64_t warps, std::int64_t least, std::int64_t align) {
+    const std::int64_t want = 32LL * std::max(1, sm_count);
+    const std::int64_t have = warps * p.groups;
     std::int64_t slices = 1;
     if (have < want) slices = std::min(several::div_up(want, have), std::max<std::int64_t>(1, n / least));
     slices = std::min<std::int64_t>(slices, 65535);
@@ -81,7 +83,9 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
         p.blocks = several::div_up(several::div_up(m, p.rows_per_warp), p.threads / 32);
     if (p.blocks > INT_MAX)
         throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
-    slice_columns(p, n, sm_count, 2048, 32);
+    const std::int64_t warps =
+        layout == gemv::Layout::col ? several::div_up(m, 32 * p.rows_per_warp) : several::div_up(m, p.rows_per_warp);
+    slice_columns(p, n, sm_count, warps, 2048, 32);
     return p;
 }
 
@@ -98,7 +102,7 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, int group, int sm_
     p.blocks = several::div_up(m, kTensorRows);
     if (p.blocks > INT_MAX)
         throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
-    slice_columns(p, n, sm_count, 4 * kTensorTile, kTensorTile);
+    slice_columns(p, n, sm_count, several::div_up(m, 16), 4 * kTensorTile, kTensorTile);  // a warp 16 rows
     return p;
 }
 
