@@ -118,11 +118,12 @@ TEST_CASE("step 16: few rows are sliced along the columns; many rows are not", "
     REQUIRE(several::plan_register_blocked(1000000, 3000, 8, Layout::col, 8, 132).slices == 1);
     REQUIRE(several::plan_tensor_cores(16, 1000000, 16, 16, 132).slices > 1);
     REQUIRE(several::plan_register_blocked(3, 100, 1, Layout::row, 1, 132).slices == 1);  // too short to split
-    // 33 rows are one warp of a block of eight (the other seven idle): enough slices for the warps
-    // with rows to fill the GPU, 2048 columns each at least.
+    // 33 rows are two warps of a block of eight (the other six idle): enough slices for the warps
+    // with rows to fill the GPU, 1024 columns each at least.
     const several::Plan wide = several::plan_register_blocked(33, 4194301, 1, Layout::col, 1, 132);
     REQUIRE(wide.slices >= 1024);
-    REQUIRE(wide.per >= 2048);
+    REQUIRE(wide.per >= 1024);
+    REQUIRE(2 * wide.slices <= 32 * 132 + 2);
 }
 
 TEST_CASE("step 16: CGMA grows with the group of vectors a thread keeps", "[step16]") {

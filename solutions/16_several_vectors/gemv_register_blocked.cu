@@ -5,11 +5,11 @@
 namespace {
 
 // BEGIN EXCERPT column-major
-// Column-major A: a thread adds up R rows, 32 apart, so that a warp reads 32 consecutive elements
-// of a column at a time (coalesced). The thread keeps R·G sums: it loads the G values of X at
-// column j once (the warp's lanes share each one: a broadcast) and uses them for its R rows, and
-// multiplies each element of A it loads by the G values. A is read once for G vectors, X once for
-// 32·R rows: CGMA grows with both, as it does with a GEMM's register tile.
+// Column-major A: a thread adds up R rows (1, or 2 with 16 vectors), 32 apart, so that a warp
+// reads 32 consecutive elements of a column at a time (coalesced). The thread keeps R·G sums: it
+// loads the G values of X at column j once (the warp's lanes share each one: a broadcast) and uses
+// them for its R rows, and multiplies each element of A it loads by the G values. A is read once
+// for G vectors, X once for 32·R rows: CGMA grows with both, as with a GEMM's register tile.
 template <class T, int G, int R>
 __global__ void register_blocked_col(const T* A, const T* X, float* Y, std::int64_t m, std::int64_t n, int k,
                                      std::int64_t per, bool atomic) {
@@ -104,7 +104,7 @@ __global__ void register_blocked_row(const T* A, const T* X, float* Y, std::int6
 template <class T, int G>
 const void* kernel_for(gemv::Layout layout) {
     if (layout == gemv::Layout::col)
-        return reinterpret_cast<const void*>(&register_blocked_col<T, G, several::rows_per_warp_for(G)>);
+        return reinterpret_cast<const void*>(&register_blocked_col<T, G, several::rows_per_lane_col(G)>);
     return reinterpret_cast<const void*>(&register_blocked_row<T, G, several::rows_per_warp_for(G)>);
 }
 
@@ -113,7 +113,7 @@ void launch(const several::Plan& p, gemv::Layout layout, const T* A, const T* X,
             std::int64_t n, int k, cudaStream_t s) {
     const dim3 grid(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
     if (layout == gemv::Layout::col)
-        register_blocked_col<T, G, several::rows_per_warp_for(G)>
+        register_blocked_col<T, G, several::rows_per_lane_col(G)>
             <<<grid, p.threads, 0, s>>>(A, X, Y, m, n, k, p.per, p.atomic());
     else
         register_blocked_row<T, G, several::rows_per_warp_for(G)>

@@ -76,7 +76,7 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
     p.group = group;
     p.threads = 256;
     p.groups = static_cast<int>(several::div_up(k, group));
-    p.rows_per_warp = rows_per_warp_for(group);
+    p.rows_per_warp = layout == gemv::Layout::col ? rows_per_lane_col(group) : rows_per_warp_for(group);
     if (layout == gemv::Layout::col)  // a warp 32·R rows, R a lane
         p.blocks = several::div_up(m, std::int64_t(p.threads) * p.rows_per_warp);
     else  // a warp R rows
@@ -85,7 +85,7 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
         throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
     const std::int64_t warps =
         layout == gemv::Layout::col ? several::div_up(m, 32 * p.rows_per_warp) : several::div_up(m, p.rows_per_warp);
-    slice_columns(p, n, sm_count, warps, 2048, 32);
+    slice_columns(p, n, sm_count, warps, 1024, 32);
     return p;
 }
 

@@ -57,7 +57,7 @@ const char* to_string(Kernel kernel);
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
     int group = 1;            // vectors a thread (register-blocked) or a block (tensor cores) keeps
-    int rows_per_warp = 1;    // register-blocked: rows R a lane adds up (rows_per_warp_for)
+    int rows_per_warp = 1;    // register-blocked: R (rows_per_warp_for, rows_per_lane_col)
     std::int64_t blocks = 0;  // grid.x
     int threads = 256;        // a block
     int slices = 1;           // grid.y
@@ -68,12 +68,17 @@ struct Plan {
 
 // Vectors a register-blocked thread keeps: 1, 2, 4, 8 or 16 (each a compiled kernel).
 constexpr int kRegisterGroups[] = {1, 2, 4, 8, 16};
-// Rows R a lane of the register-blocked kernel adds up at once (row-major: a warp adds up R rows;
-// column-major: a lane R rows 32 apart), so that each x value it loads serves R rows: 8, 4 with 8
-// vectors and 2 with 16 (32 sums a lane at most, so that the registers leave room for several
-// blocks an SM).
+// Rows R the register-blocked kernel adds up at once, so that each x value it loads serves R
+// rows. Row-major: a warp adds up R rows, 8, 4 with 8 vectors and 2 with 16 (32 sums a lane at
+// most, so that the registers leave room for several blocks an SM). Column-major: a lane adds up
+// R rows 32 apart, 1, and 2 with 16 vectors: there a warp's lanes already share each x value (one
+// broadcast load for 32 rows), and more rows a lane would leave fewer warps to keep the bytes of A
+// in flight; at 16 vectors the FMAs dominate and a second row halves the loads of x a multiply-add.
 constexpr int rows_per_warp_for(int group) {
     return group >= 16 ? 2 : group >= 8 ? 4 : 8;
+}
+constexpr int rows_per_lane_col(int group) {
+    return group >= 16 ? 2 : 1;
 }
 // Vectors a tensor-core block keeps: 16·b for b = 1, 2, 4, 8 (16 × 16 × 16 bf16 fragments).
 constexpr int kTensorGroups[] = {16, 32, 64, 128};
