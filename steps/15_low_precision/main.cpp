@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "cublas_low_precision.hpp"
+#include "gemv_cublas_ex.hpp"
 #include "device_problem.cuh"
 #include "gemv_low_precision.cuh"
 #include "gemv_versatile.cuh"
