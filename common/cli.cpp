@@ -6,8 +6,6 @@
 #include <new>
 #include <sstream>
 
-#include "check.hpp"
-
 namespace gemv {
 
 std::int64_t parse_int(const std::string& option, const std::string& text, std::int64_t min, std::int64_t max) {
@@ -200,6 +198,18 @@ Options parse_options(int argc, const char* const* argv, const StepSpec& spec) {
                          e.what());
     }
     return o;
+}
+
+Result result_of(const StepSpec& spec, const Options& o, const std::string& variant) {
+    Result r;
+    r.step = spec.number;
+    r.name = spec.name;
+    r.variant = variant;
+    r.shape = o.shape;
+    r.precision = o.precision;
+    r.cold = o.cold;
+    r.verify_skipped = !o.verify;
+    return r;
 }
 
 int run_step(int argc, const char* const* argv, const StepSpec& spec, const std::function<int(const Options&)>& body) {

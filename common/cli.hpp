@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "errors.hpp"
 #include "problem.hpp"
+#include "report.hpp"
 
 namespace gemv {
-
-// Exit codes: ctest treats 77 as skipped.
-enum ExitCode : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitWrong = 3, kExitNoDevice = 77 };
-
-enum class Format { table, csv, json };
 
 // A step's own option, beyond the common ones (--block-size, --variant, ...).
 struct StepOption {
@@ -59,22 +56,18 @@ struct Options {
     const std::string& get(const std::string& name) const;
 };
 
-// Bad input: main prints "error: <what>", the usage, and exits with kExitUsage.
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 // --help: main prints the usage and exits 0.
 struct HelpRequested {};
-// No usable GPU: main prints "no CUDA device: <reason>" and exits with kExitNoDevice.
-struct NoDevice : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 Options parse_options(int argc, const char* const* argv, const StepSpec& spec);
 std::string usage(const StepSpec& spec);
 
 // Parses a whole decimal number in [min, max]; throws UsageError naming the option otherwise.
 std::int64_t parse_int(const std::string& option, const std::string& text, std::int64_t min, std::int64_t max);
+
+// A result with what every step fills the same way: the step, the variant, the problem and the
+// options it ran with (shape, precision, cache, whether it is verified).
+Result result_of(const StepSpec& spec, const Options& o, const std::string& variant);
 
 // Runs body with the step's options and turns every way of failing into its message and exit
 // code: the one place that knows the contract's exit codes.

@@ -8,6 +8,7 @@
 
 #include "cli.hpp"
 #include "device.hpp"
+#include "limits.hpp"
 #include "problem.hpp"
 #include "verify.hpp"
 
@@ -30,16 +31,10 @@ using GpuKernels =
 int gpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const GpuKernels<float>& f32,
                   const GpuKernels<double>& f64);
 
-// Refuses (UsageError) a problem that does not fit in the GPU's free memory.
-void require_device_memory(const DeviceFacts& facts, std::uint64_t bytes);
-
 // Uploads p, poisons y, calls kernel(A, x, y) once on the device, downloads and verifies: the
 // check tests and exercises share.
 template <class T>
 Verification run_and_verify_gpu(const HostProblem<T>& p,
                                 const std::function<void(const T*, const T*, T*, cudaStream_t)>& kernel);
-
-// Checks that an index of count elements fits the kernel's 32-bit arithmetic; UsageError if not.
-void require_int32_indexing(std::uint64_t count, const std::string& kernel);
 
 }  // namespace gemv

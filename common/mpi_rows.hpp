@@ -1,17 +1,14 @@
-// What the MPI steps (13 on CPUs, 14 on GPUs) share: the MPI type of an element, the check that
-// the sizes fit MPI's int counts, and the split of m rows over P ranks. Header-only: only the
-// programs that link MPI include it.
+// What the MPI steps (13 on CPUs, 14 on GPUs) share: the MPI type of an element and the split of m
+// rows over P ranks (whose sizes limits.hpp's require_int_counts checks against MPI's int counts).
+// Header-only, in the MPI-only target gemv_common_mpi: only the programs that link MPI include it.
 #pragma once
 
 #include <mpi.h>
 
-#include <climits>
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
 
-#include "cli.hpp"
+#include "limits.hpp"
 
 namespace gemv {
 
@@ -24,15 +21,6 @@ inline MPI_Datatype mpi_type<float>() {
 template <>
 inline MPI_Datatype mpi_type<double>() {
     return MPI_DOUBLE;
-}
-
-// m and n must each fit in an int (throws UsageError otherwise); `why` says who needs it, e.g.
-// "MPI counts are ints, so step 13".
-inline void require_int_counts(std::int64_t m, std::int64_t n, const std::string& why) {
-    for (const auto& [name, v] : {std::make_pair("--m", m), std::make_pair("--n", n)})
-        if (v > INT_MAX)
-            throw UsageError(std::string(name) + " " + std::to_string(v) + ": " + why + " takes at most " +
-                             std::to_string(INT_MAX) + " rows and columns");
 }
 
 // Rank r owns rows [first[r], first[r] + rows[r]): m/P rows each and one more for the first m%P

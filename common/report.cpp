@@ -2,83 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
-#include <sstream>
-#include <thread>
 
 namespace gemv {
-
-const char* build_type() {
-    return GEMV_BUILD_TYPE;
-}
-
-Metadata cpu_metadata() {
-    Metadata m;
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(cpuinfo, line))
-        if (line.rfind("model name", 0) == 0) {
-            m.device = line.substr(line.find(':') + 2);
-            break;
-        }
-    if (m.device.empty()) m.device = "unknown CPU";
-    m.units = static_cast<int>(std::thread::hardware_concurrency());
-    m.runtime_version = "-";
-    m.driver_version = "-";
-    m.build_type = build_type();
-    m.git_revision = git_revision();
-    return m;
-}
-
-double Result::gbps() const {
-    return static_cast<double>(model_bytes(shape.m, shape.n, element_size(precision))) / (time.median_ms * 1e6);
-}
-double Result::gflops() const {
-    return static_cast<double>(model_flops(shape.m, shape.n)) / (time.median_ms * 1e6);
-}
-double Result::pct_ceiling() const {
-    return ceiling_gbps > 0 ? 100.0 * gbps() / ceiling_gbps : 0;
-}
-double Result::pct_datasheet() const {
-    return datasheet_gbps > 0 ? 100.0 * gbps() / datasheet_gbps : 0;
-}
-double Result::cgma() const {
-    return gemv::cgma(traffic, shape.m, shape.n);
-}
-double Result::intensity() const {
-    return gemv::intensity(traffic, shape.m, shape.n, element_size(precision));
-}
-
-std::string format_bytes(double bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        ++u;
-    }
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(u ? 1 : 0) << bytes << " " << units[u];
-    return s.str();
-}
-
-Result result_of(const StepSpec& spec, const Options& o, const std::string& variant) {
-    Result r;
-    r.step = spec.number;
-    r.name = spec.name;
-    r.variant = variant;
-    r.shape = o.shape;
-    r.precision = o.precision;
-    r.cold = o.cold;
-    r.verify_skipped = !o.verify;
-    return r;
-}
-
-std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
-}
 
 std::string occupancy_text(const OccupancyReport& o) {
     if (!o.valid) return "-";
@@ -117,11 +43,6 @@ bool failed(const Result& r) {
 
 // Every field of a row, in one order, as (name, text, is_number): CSV and JSON share it.
 Fields fields(const Metadata& meta, const Result& r) {
-    const auto num = [](double v) {
-        std::ostringstream s;
-        s << std::setprecision(6) << v;
-        return s.str();
-    };
     std::vector<std::tuple<std::string, std::string, bool>> f = {
         {"step", r.step, false},
         {"name", r.name, false},
@@ -139,23 +60,23 @@ Fields fields(const Metadata& meta, const Result& r) {
         {"bytes", std::to_string(model_bytes(r.shape.m, r.shape.n, element_size(r.precision))), true},
         {"cache", r.cold ? "cold" : "hot", false},
         {"reps", std::to_string(r.time.reps), true},
-        {"median_ms", num(r.time.median_ms), true},
-        {"min_ms", num(r.time.min_ms), true},
-        {"max_ms", num(r.time.max_ms), true},
-        {"gbps", num(r.gbps()), true},
-        {"ceiling_gbps", num(r.ceiling_gbps), true},
-        {"pct_ceiling", num(r.pct_ceiling()), true},
-        {"datasheet_gbps", num(r.datasheet_gbps), true},
-        {"pct_datasheet", num(r.pct_datasheet()), true},
-        {"gflops", num(r.gflops()), true},
-        {"cgma", num(r.cgma()), true},
-        {"intensity", num(r.intensity()), true},
+        {"median_ms", number(r.time.median_ms), true},
+        {"min_ms", number(r.time.min_ms), true},
+        {"max_ms", number(r.time.max_ms), true},
+        {"gbps", number(r.gbps()), true},
+        {"ceiling_gbps", number(r.ceiling_gbps), true},
+        {"pct_ceiling", number(r.pct_ceiling()), true},
+        {"datasheet_gbps", number(r.datasheet_gbps), true},
+        {"pct_datasheet", number(r.pct_datasheet()), true},
+        {"gflops", number(r.gflops()), true},
+        {"cgma", number(r.cgma()), true},
+        {"intensity", number(r.intensity()), true},
         {"launch", r.launch, false},
         {"threads_per_block", std::to_string(r.occupancy.threads_per_block), true},
         {"registers_per_thread", std::to_string(r.occupancy.registers_per_thread), true},
         {"shared_bytes_per_block", std::to_string(r.occupancy.shared_bytes_per_block), true},
         {"blocks_per_sm", std::to_string(r.occupancy.blocks_per_sm), true},
-        {"occupancy", num(r.occupancy.occupancy), true},
+        {"occupancy", number(r.occupancy.occupancy), true},
         {"limiter", r.occupancy.valid ? r.occupancy.limiter : "-", false},
         {"verified", verified_text(r), false},
     };

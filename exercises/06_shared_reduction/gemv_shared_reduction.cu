@@ -3,7 +3,7 @@
 #include <string>
 
 #include "gemv_shared_reduction.cuh"
-#include "gpu_step.hpp"
+#include "limits.hpp"
 #include "shared_memory.cuh"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "check.hpp"
-#include "cli.hpp"
+#include "errors.hpp"
 
 CublasHandle::CublasHandle() {
     GEMV_CUBLAS_CHECK(cublasCreate(&handle_));

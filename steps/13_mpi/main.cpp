@@ -76,7 +76,7 @@ void print_split(std::ostream& out, const std::vector<Split>& splits) {
 }
 
 template <class T>
-int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s) {
+int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
     require_mpi_counts(m, n);  // the same verdict on every rank, before any collective
     const LocalKernel local = o.get("local") == "omp" ? LocalKernel::omp : LocalKernel::loop;
@@ -182,7 +182,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
 }  // namespace
 
 int main(int argc, char** argv) {
-    gemv_mpi::Session session(&argc, &argv);
+    gemv::MpiSession session(&argc, &argv);
     gemv::StepSpec spec;
     spec.number = "13";
     spec.name = "mpi";

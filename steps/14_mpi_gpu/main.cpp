@@ -13,10 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "../13_mpi/mpi_session.hpp"
-#include "cpu_step.hpp"
 #include "gemv_mpi_gpu.hpp"
 #include "gpu_step.hpp"
+#include "mpi_session.hpp"
 #include "report.hpp"
 #include "verify.hpp"
 
@@ -134,7 +133,7 @@ void print_phases(std::ostream& out, Transfer transfer, const CudaAwareness& awa
 }
 
 template <class T>
-int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s) {
+int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const std::int64_t m = o.shape.m, n = o.shape.n;
     // Bad input fails on every rank alike, before anything that only some ranks could fail in.
@@ -296,7 +295,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv_mpi::Session& s
 }  // namespace
 
 int main(int argc, char** argv) {
-    gemv_mpi::Session session(&argc, &argv);
+    gemv::MpiSession session(&argc, &argv);
     gemv::StepSpec spec;
     spec.number = "14";
     spec.name = "mpi_gpu";
