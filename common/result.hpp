@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "problem.hpp"
@@ -37,8 +36,14 @@ struct OccupancyReport {
     std::string limiter;   // registers, shared memory, threads, blocks per SM
 };
 
-// One output row as (name, text, is_number) per field, in one order for CSV and JSON.
-using Fields = std::vector<std::tuple<std::string, std::string, bool>>;
+// One field of an output row: its name (the CSV column, the JSON key), its text, and whether JSON
+// writes it as a number. A row is its fields in one order, for CSV and JSON alike.
+struct Field {
+    std::string name;
+    std::string text;
+    bool number = false;
+};
+using Fields = std::vector<Field>;
 
 struct Result {
     std::string step;     // "03"
@@ -55,7 +60,7 @@ struct Result {
     OccupancyReport occupancy;
     bool verified = false;
     bool verify_skipped = false;
-    // A step's own figures, appended to its CSV and JSON rows: (name, value, is a number).
+    // A step's own figures, appended to its CSV and JSON rows.
     Fields extra;
 
     double gbps() const;  // model bytes (A, x, y once) over the median time

@@ -3,14 +3,10 @@
 // loaded into shared memory is used TILE times; GEMV has no such reuse of A, which is the point.
 #include <cublas_v2.h>
 
-#include <iomanip>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
-#include <tuple>
 
-#include "cpu_step.hpp"
 #include "gpu_step.hpp"
 #include "matmul_check.hpp"
 #include "matmul_tiled.cuh"
@@ -58,56 +54,44 @@ void cublas_gemm(cublasHandle_t h, const double* A, const double* B, double* C, 
 
 using gemv::fixed;
 
+std::string launch_text(const MatmulKernel& k) {
+    return k.launch.kernel ? k.launch.describe() : "library call";
+}
+
 struct Figures {
     double flops, min_bytes;  // 2·m·n·k; A, B and C once
 };
 
-// Every field of a row as (name, text, is_number), in one order for CSV and JSON.
+// Every field of a row, in one order for CSV and JSON: print_results's names where they mean the same.
 gemv::Fields fields(const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k, const Figures& f,
                     const MatmulResult& r) {
-    const auto num = [](double v) {
-        std::ostringstream s;
-        s << std::setprecision(6) << v;
-        return s.str();
-    };
+    using gemv::number;
     const auto whole = [](double v) { return fixed(v, 0); };  // counts, exact up to 2^53
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const double seconds = r.time.median_ms * 1e-3;
-    const gemv::OccupancyReport& occ = r.occupancy;
-    return {{"step", "07", false},
-            {"name", "tiled_matmul", false},
-            {"variant", r.kernel.variant, false},
-            {"tile", std::to_string(r.kernel.tile), true},
-            {"device", meta.device, false},
-            {"units", std::to_string(meta.units), true},
-            {"runtime", meta.runtime_version, false},
-            {"driver", meta.driver_version, false},
-            {"build_type", meta.build_type, false},
-            {"git_revision", meta.git_revision, false},
-            {"precision", gemv::to_string(o.precision), false},
-            {"layout", "row", false},
-            {"m", std::to_string(m), true},
-            {"n", std::to_string(n), true},
-            {"k", std::to_string(k), true},
-            {"bytes", whole(f.min_bytes), true},
-            {"flops", whole(f.flops), true},
-            {"cache", o.cold ? "cold" : "hot", false},
-            {"reps", std::to_string(r.time.reps), true},
-            {"median_ms", num(r.time.median_ms), true},
-            {"min_ms", num(r.time.min_ms), true},
-            {"max_ms", num(r.time.max_ms), true},
-            {"gflops", num(f.flops / seconds / 1e9), true},
-            {"gbps", num(f.min_bytes / seconds / 1e9), true},
-            {"global_accesses", r.kernel.accesses > 0 ? whole(r.kernel.accesses) : "", true},
-            {"cgma", r.kernel.accesses > 0 ? num(matmul_cgma(m, n, k, r.kernel.accesses)) : "", true},
-            {"launch", r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call", false},
-            {"threads_per_block", std::to_string(occ.threads_per_block), true},
-            {"registers_per_thread", std::to_string(occ.registers_per_thread), true},
-            {"shared_bytes_per_block", std::to_string(occ.shared_bytes_per_block), true},
-            {"blocks_per_sm", std::to_string(occ.blocks_per_sm), true},
-            {"occupancy", num(occ.occupancy), true},
-            {"limiter", occ.valid ? occ.limiter : "-", false},
-            {"verified", o.verify ? (r.verified ? "yes" : "NO") : "not checked", false}};
+    gemv::Fields row = {{"step", "07", false},
+                        {"name", "tiled_matmul", false},
+                        {"variant", r.kernel.variant, false},
+                        {"tile", std::to_string(r.kernel.tile), true}};
+    gemv::append(row, gemv::metadata_fields(meta));
+    gemv::append(row, {{"precision", gemv::to_string(o.precision), false},
+                       {"layout", "row", false},
+                       {"m", std::to_string(m), true},
+                       {"n", std::to_string(n), true},
+                       {"k", std::to_string(k), true},
+                       {"bytes", whole(f.min_bytes), true},
+                       {"flops", whole(f.flops), true},
+                       {"cache", o.cold ? "cold" : "hot", false},
+                       {"reps", std::to_string(r.time.reps), true}});
+    gemv::append(row, gemv::time_fields(r.time));
+    gemv::append(row, {{"gflops", number(f.flops / seconds / 1e9), true},
+                       {"gbps", number(f.min_bytes / seconds / 1e9), true},
+                       {"global_accesses", r.kernel.accesses > 0 ? whole(r.kernel.accesses) : "", true},
+                       {"cgma", r.kernel.accesses > 0 ? number(matmul_cgma(m, n, k, r.kernel.accesses)) : "", true},
+                       {"launch", launch_text(r.kernel), false}});
+    gemv::append(row, gemv::occupancy_fields(r.occupancy));
+    row.push_back({"verified", gemv::verified_text(o.verify, r.verified), false});
+    return row;
 }
 
 void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k, const Figures& f,
@@ -116,9 +100,7 @@ void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_
     std::cout << "step 07 tiled_matmul: " << gemv::to_string(o.precision) << ", C = A*B with A " << m << " x " << k
               << " and B " << k << " x " << n << ", row-major (" << gemv::format_bytes(f.min_bytes)
               << " moved at least), " << (o.cold ? "cold" : "hot") << " cache, median of " << o.reps << "\n"
-              << "on " << meta.device << " (" << meta.units << " SMs, CUDA runtime " << meta.runtime_version
-              << ", driver " << meta.driver_version << "), " << meta.build_type << " build, " << meta.git_revision
-              << "\n\n";
+              << gemv::origin_line(meta) << "\n\n";
     const std::vector<std::string> head = {"variant", "time [us]", "min..max [us]", "GFLOP/s", "GB/s",
                                            "CGMA",    "launch",    "occupancy",     "regs",    "verified"};
     std::vector<std::vector<std::string>> rows;
@@ -129,9 +111,9 @@ void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_
                         fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1),
                         fixed(f.flops / seconds / 1e9, 1), fixed(f.min_bytes / seconds / 1e9, 1),
                         r.kernel.accesses > 0 ? fixed(matmul_cgma(m, n, k, r.kernel.accesses), 3) : "-",
-                        r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call", gemv::occupancy_text(occ),
+                        launch_text(r.kernel), gemv::occupancy_text(occ),
                         occ.valid ? std::to_string(occ.registers_per_thread) : "-",
-                        o.verify ? (r.verified ? "yes" : "NO") : "not checked"});
+                        gemv::verified_text(o.verify, r.verified)});
     }
     gemv::print_columns(std::cout, head, rows, {0, 6, 7});
     std::cout << "\nGFLOP/s counts 2*m*n*k; GB/s counts A, B and C once; CGMA is multiply-adds per global load or store"

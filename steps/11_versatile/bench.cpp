@@ -4,7 +4,6 @@
 // shapes drawn from a seed. Writes CSV; prints the figures the targets are judged by on stderr.
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -156,14 +155,8 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
 template <class T>
 void write_csv(const Bench<T>& b, std::ostream& out) {
     const gemv::Metadata meta = b.f.metadata();
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    const auto num = [](double v) {
-        std::ostringstream s;
-        s << std::setprecision(6) << v;
-        return s.str();
-    };
+    const std::string date = gemv::utc_date();
+    using gemv::number;
     std::vector<gemv::Fields> rows;
     for (const Row& r : b.rows)
         rows.push_back({{"suite", r.suite, false},
@@ -181,14 +174,14 @@ void write_csv(const Bench<T>& b, std::ostream& out) {
                         {"bytes", std::to_string(gemv::model_bytes(r.m, r.n, sizeof(T))), true},
                         {"cache", "cold", false},
                         {"reps", std::to_string(b.o.reps), true},
-                        {"ceiling_gbps", num(b.ceiling), true},
-                        {"copy_gbps", num(b.copy), true},
-                        {"step11_ms", num(r.t11), true},
-                        {"step11_gbps", num(b.gbps(r, r.t11)), true},
-                        {"cublas_ms", num(r.tcublas), true},
-                        {"cublas_gbps", num(b.gbps(r, r.tcublas)), true},
-                        {"speedup", num(r.tcublas / r.t11), true},
-                        {"best_ms", num(r.tbest), true},
+                        {"ceiling_gbps", number(b.ceiling), true},
+                        {"copy_gbps", number(b.copy), true},
+                        {"step11_ms", number(r.t11), true},
+                        {"step11_gbps", number(b.gbps(r, r.t11)), true},
+                        {"cublas_ms", number(r.tcublas), true},
+                        {"cublas_gbps", number(b.gbps(r, r.tcublas)), true},
+                        {"speedup", number(r.tcublas / r.t11), true},
+                        {"best_ms", number(r.tbest), true},
                         {"step11_config", r.config, false},
                         {"step11_plan", r.plan, false},
                         {"step11_source", r.source, false}});

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -114,10 +113,7 @@ int tune(const gemv::Options& o) {
     t.precision = gemv::to_string(gemv::precision_of<T>());
     t.layout = gemv::to_string(layout);
     t.git_revision = gemv::git_revision();
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    t.created = date;
+    t.created = gemv::utc_date();
     t.tuning_seconds = seconds;
     for (auto [m, n] : points) t.points.push_back(done[{m, n}]);
     save_tuning_table(t, out);

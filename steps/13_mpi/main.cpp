@@ -6,10 +6,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <iomanip>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,15 +27,8 @@ struct Split {
     std::uint64_t moved = 0;
 };
 
-std::string count_of(long long k, const std::string& word) {
-    return std::to_string(k) + " " + word + (k == 1 ? "" : "s");
-}
-
-std::string number(double v) {
-    std::ostringstream s;
-    s << std::setprecision(6) << v;
-    return s.str();
-}
+using gemv::count_of;
+using gemv::number;
 
 // Ranks that share memory are one node: how many nodes the run spans, and on each node's first
 // rank, how many ranks it holds and the bytes they need together.
@@ -66,13 +57,13 @@ NodeShare share_nodes(MPI_Comm comm, std::uint64_t my_bytes) {
 }
 
 void print_split(std::ostream& out, const std::vector<Split>& splits) {
-    out << "\nper product, the slowest rank's time in each phase (median of " << splits.front().compute.reps << "):\n"
-        << "mode      compute [us]  communication [us]  moved between ranks\n";
+    out << "\nper product, the slowest rank's time in each phase (median of " << splits.front().compute.reps << "):\n";
+    std::vector<std::vector<std::string>> rows;
     for (const auto& s : splits)
-        out << std::left << std::setw(8) << s.mode << std::right << std::fixed << std::setprecision(1) << std::setw(14)
-            << s.compute.median_ms * 1e3 << std::setw(20) << s.comm.median_ms * 1e3 << "  "
-            << gemv::format_bytes(static_cast<double>(s.moved)) << (s.mode == "scatter" ? " (A, x, y)" : " (x, y)")
-            << "\n";
+        rows.push_back(
+            {s.mode, gemv::fixed(s.compute.median_ms * 1e3, 1), gemv::fixed(s.comm.median_ms * 1e3, 1),
+             gemv::format_bytes(static_cast<double>(s.moved)) + (s.mode == "scatter" ? " (A, x, y)" : " (x, y)")});
+    gemv::print_columns(out, {"mode", "compute [us]", "communication [us]", "moved between ranks"}, rows, {0, 3});
 }
 
 template <class T>

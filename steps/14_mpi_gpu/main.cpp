@@ -6,10 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,21 +19,9 @@
 
 namespace {
 
-std::string count_of(long long k, const std::string& word) {
-    return std::to_string(k) + " " + word + (k == 1 ? "" : "s");
-}
-
-std::string number(double v) {
-    std::ostringstream s;
-    s << std::setprecision(6) << v;
-    return s.str();
-}
-
-std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
-}
+using gemv::count_of;
+using gemv::fixed;
+using gemv::number;
 
 // The sum of mine over the ranks of comm that share a color (collective over comm), and whether
 // this rank is the first of them: the one that checks the sum.
@@ -107,29 +93,32 @@ void print_phases(std::ostream& out, Transfer transfer, const CudaAwareness& awa
                                          "to pinned host memory, MPI_Gatherv"
                                        : "MPI_Bcast and MPI_Gatherv on GPU memory")
         << "); the MPI library: " << awareness.how << "\n";
-    out << "\nper product, the slowest rank's time in each phase (median of " << runs.front().total.reps << "):\n"
-        << "kernel       total [us]  GPU compute [us]  communication [us]  comm share\n";
+    out << "\nper product, the slowest rank's time in each phase (median of " << runs.front().total.reps << "):\n";
+    std::vector<std::vector<std::string>> phases;
     for (const auto& r : runs)
-        out << std::left << std::setw(10) << to_string(r.kernel) << std::right << std::setw(13)
-            << fixed(r.total.median_ms * 1e3, 1) << std::setw(18) << fixed(r.compute.median_ms * 1e3, 1)
-            << std::setw(20) << fixed(r.comm.median_ms * 1e3, 1) << std::setw(11)
-            << fixed(100 * r.comm.median_ms / r.total.median_ms, 1) << "%\n";
+        phases.push_back({to_string(r.kernel), fixed(r.total.median_ms * 1e3, 1), fixed(r.compute.median_ms * 1e3, 1),
+                          fixed(r.comm.median_ms * 1e3, 1),
+                          fixed(100 * r.comm.median_ms / r.total.median_ms, 1) + "%"});
+    gemv::print_columns(out, {"kernel", "total [us]", "GPU compute [us]", "communication [us]", "comm share"}, phases,
+                        {0});
+
     out << "\nper GPU: its block's bytes (its rows of A, x, its rows of y) over its median compute time:\n";
-    std::size_t wide = 5;
-    for (const auto& r : ranks) wide = std::max(wide, r.where.size());
-    out << "rank  " << std::left << std::setw(int(wide)) << "where" << std::right << std::setw(10) << "rows";
-    for (const auto& run : runs) out << std::setw(14) << (std::string(to_string(run.kernel)) + " [us]") << "      GB/s";
-    out << "\n";
+    std::vector<std::string> head = {"rank", "where", "rows"};
+    for (const auto& run : runs) {
+        head.push_back(std::string(to_string(run.kernel)) + " [us]");
+        head.push_back("GB/s");
+    }
+    std::vector<std::vector<std::string>> per_gpu;
     for (std::size_t k = 0; k < ranks.size(); ++k) {
-        out << std::left << std::setw(6) << k << std::setw(int(wide)) << ranks[k].where << std::right << std::setw(10)
-            << ranks[k].rows;
+        std::vector<std::string> row = {std::to_string(k), ranks[k].where, std::to_string(ranks[k].rows)};
         for (const auto& run : runs) {
             const double ms = run.rank_compute_ms[k];
-            out << std::setw(14) << (ranks[k].rows ? fixed(ms * 1e3, 1) : "-") << std::setw(10)
-                << (ranks[k].rows ? fixed(rank_gbps(ranks[k], n, elem, ms), 1) : "-");
+            row.push_back(ranks[k].rows ? fixed(ms * 1e3, 1) : "-");
+            row.push_back(ranks[k].rows ? fixed(rank_gbps(ranks[k], n, elem, ms), 1) : "-");
         }
-        out << "\n";
+        per_gpu.push_back(row);
     }
+    gemv::print_columns(out, head, per_gpu, {0, 1});
 }
 
 template <class T>
