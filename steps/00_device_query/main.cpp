@@ -55,7 +55,6 @@ int main(int argc, char** argv) {
     spec.number = "00";
     spec.name = "device_query";
     spec.title = "the GPU's facts, and the measured read-bandwidth ceiling of every later step (--m/--n unused)";
-    spec.gpu = true;
     spec.default_reps = 10;
     return gemv::run_step(argc, argv, spec, query);
 }

@@ -134,7 +134,7 @@ template <class T>
 int run(const gemv::Options& o) {
     const gemv::DeviceFacts facts = gemv::query_device();
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const std::int64_t k = o.get_int("k") > 0 ? o.get_int("k") : n;
+    const std::int64_t k = o.integer_if_set("k").value_or(n);
     std::uint64_t bytes = 0, c_bytes = 0;
     try {
         c_bytes = gemv::matrix_bytes(m, n, sizeof(T));
@@ -150,7 +150,7 @@ int run(const gemv::Options& o) {
                               "this product");
 
     // The kernels first: a size or TILE they cannot take is refused before any work.
-    const std::string tile_choice = o.get("tile");
+    const std::string tile_choice = o.text("tile");
     std::vector<int> tiles = {8, 16, 32};
     if (tile_choice != "all") tiles = {std::stoi(tile_choice)};
     const gemv::Launch brute = matmul_brute_force_launch<T>(m, n, k);
@@ -222,13 +222,13 @@ int main(int argc, char** argv) {
     spec.title =
         "the detour: C = A*B (A m x k, B k x n), brute-force mmult1 against tiled mmult2 and cuBLAS; "
         "CGMA from 1/2 to TILE/2";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::row};
     spec.default_m = 1024;
     spec.default_n = 1024;
     spec.options = {
-        {"k", "inner dimension: columns of A, rows of B; 0 means the same as --n", "0", {}, 0, INT32_MAX},
-        {"tile", "mmult2's TILE (compiled in)", "all", {"all", "8", "16", "32"}},
+        gemv::integer_option("k", "inner dimension: columns of A, rows of B (default: the same as --n)", std::nullopt,
+                             1, INT32_MAX),
+        gemv::choice_option("tile", "mmult2's TILE (compiled in)", "all", {"all", "8", "16", "32"}),
     };
     return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
         return o.precision == gemv::Precision::f32 ? run<float>(o) : run<double>(o);

@@ -70,7 +70,7 @@ template <class T>
 int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
     require_mpi_counts(m, n);  // the same verdict on every rank, before any collective
-    const LocalKernel local = o.get("local") == "omp" ? LocalKernel::omp : LocalKernel::loop;
+    const LocalKernel local = o.text("local") == "omp" ? LocalKernel::omp : LocalKernel::loop;
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int threads = local == LocalKernel::omp ? omp_get_max_threads() : 1;
 
@@ -104,7 +104,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s)
         if (o.cold) scrubber = std::make_unique<gemv::CpuCacheScrubber>();
     });
 
-    const std::string which = o.get("mode");
+    const std::string which = o.text("mode");
     const std::vector<std::string> modes =
         which == "both" ? std::vector<std::string>{"scatter", "resident"} : std::vector<std::string>{which};
     std::vector<gemv::Result> results;
@@ -150,7 +150,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s)
                    (share.nodes > 1 ? ", " + count_of(share.nodes, "node") : "") + ", " + mode;
         r.verified = ok == 1;
         r.extra = {{"mode", mode, false},
-                   {"local", o.get("local"), false},
+                   {"local", o.text("local"), false},
                    {"ranks", std::to_string(s.ranks()), true},
                    {"nodes", std::to_string(share.nodes), true},
                    {"threads_per_rank", std::to_string(threads), true},
@@ -181,11 +181,10 @@ int main(int argc, char** argv) {
     spec.default_m = spec.default_n = 2048;
     spec.default_reps = 5;
     spec.options = {
-        {"mode",
-         "scatter: A on every product; resident: A once, then x and y",
-         "both",
-         {"scatter", "resident", "both"}},
-        {"local", "each rank's product: step 01's loop, or step 02's OpenMP loop (hybrid)", "loop", {"loop", "omp"}}};
+        gemv::choice_option("mode", "scatter: A on every product; resident: A once, then x and y", "both",
+                            {"scatter", "resident", "both"}),
+        gemv::choice_option("local", "each rank's product: step 01's loop, or step 02's OpenMP loop (hybrid)", "loop",
+                            {"loop", "omp"})};
     return session.run_step(argc, argv, spec, [&](const gemv::Options& o) {
         return o.precision == gemv::Precision::f32 ? run<float>(o, spec, session) : run<double>(o, spec, session);
     });

@@ -128,8 +128,8 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s)
     // Bad input fails on every rank alike, before anything that only some ranks could fail in.
     require_int_counts(m, n);
     CudaAwareness awareness;
-    const Transfer transfer = choose_transfer(o.get("transfer"), comm, &awareness);
-    const std::string which = o.get("kernel");
+    const Transfer transfer = choose_transfer(o.text("transfer"), comm, &awareness);
+    const std::string which = o.text("kernel");
     std::vector<LocalKernel> kernels;
     if (which != "versatile") kernels.push_back(LocalKernel::cublas);
     if (which != "cublas") kernels.push_back(LocalKernel::versatile);
@@ -194,7 +194,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s)
     bool all_ok = true;
     for (const LocalKernel kernel : kernels) {
         LocalProduct local;
-        s.every_rank([&] { local = make_local_product<T>(kernel, *d, facts, o.get("table")); });
+        s.every_rank([&] { local = make_local_product<T>(kernel, *d, facts, o.text("table")); });
         std::vector<double> total_ms, compute_ms, comm_ms, my_compute_ms;
         try {
             for (int i = -o.warmup; i < o.reps; ++i) {
@@ -289,18 +289,15 @@ int main(int argc, char** argv) {
     spec.number = "14";
     spec.name = "mpi_gpu";
     spec.title = "MPI with one GPU per rank: blocks of rows resident on the GPUs, x broadcast and y gathered";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
     spec.options = {
-        {"kernel",
-         "each rank's product: cuBLAS (step 12), step 11's versatile kernel, or both",
-         "both",
-         {"cublas", "versatile", "both"}},
-        {"transfer",
-         "host: through pinned host memory; cuda-aware: MPI on GPU memory; auto: cuda-aware where the library has it",
-         "host",
-         {"host", "cuda-aware", "auto"}},
-        {"table", "step 11's tuning table; auto: each GPU's committed table", "auto", {}, 0, 0, true}};
+        gemv::choice_option("kernel", "each rank's product: cuBLAS (step 12), step 11's versatile kernel, or both",
+                            "both", {"cublas", "versatile", "both"}),
+        gemv::choice_option("transfer",
+                            "host: through pinned host memory; cuda-aware: MPI on GPU memory; auto: cuda-aware where "
+                            "the library has it",
+                            "host", {"host", "cuda-aware", "auto"}),
+        gemv::text_option("table", "step 11's tuning table; auto: each GPU's committed table", "auto")};
     return session.run_step(argc, argv, spec, [&](const gemv::Options& o) {
         return o.precision == gemv::Precision::f32 ? run<float>(o, spec, session) : run<double>(o, spec, session);
     });

@@ -143,28 +143,32 @@ std::string time_text(double ms) {
 
 // The problem every step runs: --m and --n where given, else --shape at --size-mib.
 std::pair<std::int64_t, std::int64_t> problem_shape(const gemv::Options& o) {
-    std::int64_t m = o.shape.m, n = o.shape.n;
-    if ((m == 0) != (n == 0)) throw gemv::UsageError("give both --m and --n, or neither (then --shape decides)");
-    if (m != 0) return {m, n};
-    const double elems = double(o.get_int("size-mib")) * 1024 * 1024 / double(gemv::element_size(o.precision));
-    const std::string shape = o.get("shape");
+    using gemv::CommonOption;
+    if (o.given(CommonOption::m) != o.given(CommonOption::n))
+        throw gemv::UsageError("give both --m and --n, or neither (then --shape decides)");
+    if (o.given(CommonOption::m)) return {o.shape.m, o.shape.n};
+    const double elems = double(o.integer("size-mib")) * 1024 * 1024 / double(gemv::element_size(o.precision));
+    const std::string shape = o.text("shape");
     const double k = shape == "square" ? 1.0 : 100.0;
     const auto side = static_cast<std::int64_t>(std::sqrt(elems / k));  // N x kN or kN x N
     const std::int64_t big = static_cast<std::int64_t>(elems / double(side));
-    m = shape == "tall" ? big : side;
-    n = shape == "wide" ? big : side;
+    const std::int64_t m = shape == "tall" ? big : side;
+    const std::int64_t n = shape == "wide" ? big : side;
     if (m == 0 || n == 0) throw gemv::UsageError("--size-mib is too small for this shape");
     return {m, n};
 }
 
-// The options every step is run with: the problem, and what the ladder's own command line set.
-std::string step_arguments(const gemv::Options& o, std::int64_t m, std::int64_t n, bool layout_given) {
+// The options every step is run with: the problem, and what the ladder's own command line set
+// (where it sets nothing, each step's own default holds).
+std::string step_arguments(const gemv::Options& o, std::int64_t m, std::int64_t n) {
+    using gemv::CommonOption;
     std::ostringstream pass;
     pass << "--m " << m << " --n " << n << " --precision " << gemv::to_string(o.precision) << " --cache "
          << (o.cold ? "cold" : "hot") << " --seed " << o.seed;
-    if (o.reps > 0) pass << " --reps " << o.reps;
+    if (o.given(CommonOption::reps)) pass << " --reps " << o.reps;
+    if (o.given(CommonOption::warmup)) pass << " --warmup " << o.warmup;
     if (!o.verify) pass << " --no-verify";
-    if (layout_given) pass << " --layout " << gemv::to_string(o.shape.layout);
+    if (o.given(CommonOption::layout)) pass << " --layout " << gemv::to_string(o.shape.layout);
     return pass.str();
 }
 
@@ -271,24 +275,23 @@ int main(int argc, char** argv) {
     spec.name = "ladder";
     spec.title = "every built step on one problem, side by side (GPU steps skipped where there is no GPU)";
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
-    spec.default_m = spec.default_n = 0;  // from --shape and --size-mib unless given
-    spec.default_reps = 0;                // each step's own default unless given
-    spec.options = {{"shape", "square 10N x 10N, tall 100N x N, wide N x 100N", "square", {"square", "tall", "wide"}},
-                    {"size-mib", "footprint of A in MiB when --m/--n are not given", "256", {}, 1, 1 << 20},
-                    {"steps", "which steps, for example 01,03-06", "all", {}, 0, 0, true},
-                    {"registry", "the list of built steps", GEMV_LADDER_REGISTRY, {}, 0, 0, true}};
-    bool layout_given = false;
-    for (int i = 1; i < argc; ++i) layout_given |= std::string(argv[i]).rfind("--layout", 0) == 0;
-
+    spec.default_shape_text = "from --shape and --size-mib";
+    spec.default_reps_text = "each step's own";
+    spec.options = {
+        gemv::choice_option("shape", "square 10N x 10N, tall 100N x N, wide N x 100N", "square",
+                            {"square", "tall", "wide"}),
+        gemv::integer_option("size-mib", "footprint of A in MiB when --m/--n are not given", 256, 1, 1 << 20),
+        gemv::text_option("steps", "which steps, for example 01,03-06", "all"),
+        gemv::text_option("registry", "the list of built steps", GEMV_LADDER_REGISTRY)};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-        const std::string steps_list = o.get("steps");
+        const std::string steps_list = o.text("steps");
         for (char c : steps_list)
             if (!(std::isdigit(static_cast<unsigned char>(c)) || c == ',' || c == '-') && steps_list != "all")
                 throw gemv::UsageError("--steps takes numbers and ranges such as 01,03-06, not '" + steps_list + "'");
         const auto [m, n] = problem_shape(o);
-        const std::string args = step_arguments(o, m, n, layout_given);
+        const std::string args = step_arguments(o, m, n);
         std::vector<Outcome> outcomes;
-        for (const Step& st : read_registry(o.get("registry"))) {
+        for (const Step& st : read_registry(o.text("registry"))) {
             if (!selected(steps_list, st.number)) continue;
             std::cerr << "ladder: step " << st.number << " " << st.name << " ..." << std::endl;
             outcomes.push_back(run(st, args));
