@@ -130,32 +130,72 @@ void print_rows(gemv::Format format, const gemv::Metadata& meta, const gemv::Opt
     gemv::print_fields(std::cout, format, rows);
 }
 
+// The bytes of A, B and C (of C alone in c_bytes), refused where they do not fit in 64 bits.
+template <class T>
+std::uint64_t product_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t& c_bytes) {
+    try {
+        c_bytes = gemv::matrix_bytes(m, n, sizeof(T));
+        const std::uint64_t ab =
+            gemv::checked_add(gemv::matrix_bytes(m, k, sizeof(T)), gemv::matrix_bytes(k, n, sizeof(T)), "A+B");
+        return gemv::checked_add(ab, c_bytes, "the bytes of A, B and C");
+    } catch (const std::overflow_error& e) {
+        throw gemv::UsageError("--m " + std::to_string(m) + " --n " + std::to_string(n) + " --k " + std::to_string(k) +
+                               ": " + e.what());
+    }
+}
+
+// The launches of the chosen kernels: a size or TILE they cannot take is refused before any work.
+struct Launches {
+    gemv::Launch brute;
+    std::vector<int> tiles;
+    std::vector<gemv::Launch> tiled;  // one per tile
+};
+
+template <class T>
+Launches launches_for(const std::string& tile_choice, std::int64_t m, std::int64_t n, std::int64_t k) {
+    Launches l;
+    l.brute = matmul_brute_force_launch<T>(m, n, k);
+    l.tiles = {8, 16, 32};
+    if (tile_choice != "all") l.tiles = {std::stoi(tile_choice)};
+    for (int t : l.tiles) l.tiled.push_back(matmul_tiled_launch<T>(m, n, k, t));
+    return l;
+}
+
+// mmult1, mmult2 at each TILE, and cuBLAS, on A, B and C on the device.
+template <class T>
+std::vector<MatmulKernel> kernels_on(const Launches& l, const T* a, const T* b, T* c, std::int64_t m, std::int64_t n,
+                                     std::int64_t k) {
+    std::vector<MatmulKernel> kernels;
+    const gemv::Launch brute = l.brute;
+    kernels.push_back({"mmult1 brute force", 0, brute, matmul_brute_force_accesses(m, n, k),
+                       [=](cudaStream_t s) { matmul_brute_force(a, b, c, m, n, k, brute, s); }});
+    for (std::size_t i = 0; i < l.tiles.size(); ++i) {
+        const int t = l.tiles[i];
+        const gemv::Launch tiled = l.tiled[i];
+        kernels.push_back({"mmult2 tiled " + std::to_string(t), t, tiled, matmul_tiled_accesses(m, n, k, t),
+                           [=](cudaStream_t s) { matmul_tiled(a, b, c, m, n, k, t, tiled, s); }});
+    }
+    const auto handle = std::make_shared<CublasHandle>();
+    kernels.push_back({sizeof(T) == 4 ? "cublas sgemm" : "cublas dgemm", 0, gemv::Launch{}, 0, [=](cudaStream_t s) {
+                           GEMV_CUBLAS_CHECK(cublasSetStream(handle->get(), s));
+                           cublas_gemm(handle->get(), a, b, c, static_cast<int>(m), static_cast<int>(n),
+                                       static_cast<int>(k));
+                       }});
+    return kernels;
+}
+
 template <class T>
 int run(const gemv::Options& o) {
     const gemv::DeviceFacts facts = gemv::query_device();
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const std::int64_t k = o.integer_if_set("k").value_or(n);
-    std::uint64_t bytes = 0, c_bytes = 0;
-    try {
-        c_bytes = gemv::matrix_bytes(m, n, sizeof(T));
-        bytes = gemv::checked_add(gemv::matrix_bytes(m, k, sizeof(T)), gemv::matrix_bytes(k, n, sizeof(T)), "A+B");
-        bytes = gemv::checked_add(bytes, c_bytes, "the bytes of A, B and C");
-    } catch (const std::overflow_error& e) {
-        throw gemv::UsageError("--m " + std::to_string(m) + " --n " + std::to_string(n) + " --k " + std::to_string(k) +
-                               ": " + e.what());
-    }
+    std::uint64_t c_bytes = 0;
+    const std::uint64_t bytes = product_bytes<T>(m, n, k, c_bytes);
     gemv::require_device_memory(facts, bytes);
     // Host: A, B, C, and the reference's two doubles per element of C.
     gemv::require_host_memory(bytes + c_bytes + (o.verify ? 2 * (c_bytes / sizeof(T)) * sizeof(double) : 0),
                               "this product");
-
-    // The kernels first: a size or TILE they cannot take is refused before any work.
-    const std::string tile_choice = o.text("tile");
-    std::vector<int> tiles = {8, 16, 32};
-    if (tile_choice != "all") tiles = {std::stoi(tile_choice)};
-    const gemv::Launch brute = matmul_brute_force_launch<T>(m, n, k);
-    std::vector<gemv::Launch> tiled;
-    for (int t : tiles) tiled.push_back(matmul_tiled_launch<T>(m, n, k, t));
+    const Launches launches = launches_for<T>(o.text("tile"), m, n, k);
 
     const MatmulProblem<T> p = make_matmul_problem<T>(m, n, k, o.seed);
     if (o.verify && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 1e11)
@@ -165,25 +205,7 @@ int run(const gemv::Options& o) {
     gemv::DeviceArray<T> A(p.A.size()), B(p.B.size()), C(static_cast<std::size_t>(m * n));
     A.upload(p.A.data());
     B.upload(p.B.data());
-    const T* a = A.data();
-    const T* b = B.data();
-    T* c = C.data();
-
-    std::vector<MatmulKernel> kernels;
-    kernels.push_back({"mmult1 brute force", 0, brute, matmul_brute_force_accesses(m, n, k),
-                       [=](cudaStream_t s) { matmul_brute_force(a, b, c, m, n, k, brute, s); }});
-    for (std::size_t i = 0; i < tiles.size(); ++i) {
-        const int t = tiles[i];
-        const gemv::Launch l = tiled[i];
-        kernels.push_back({"mmult2 tiled " + std::to_string(t), t, l, matmul_tiled_accesses(m, n, k, t),
-                           [=](cudaStream_t s) { matmul_tiled(a, b, c, m, n, k, t, l, s); }});
-    }
-    const auto handle = std::make_shared<CublasHandle>();
-    kernels.push_back({sizeof(T) == 4 ? "cublas sgemm" : "cublas dgemm", 0, gemv::Launch{}, 0, [=](cudaStream_t s) {
-                           GEMV_CUBLAS_CHECK(cublasSetStream(handle->get(), s));
-                           cublas_gemm(handle->get(), a, b, c, static_cast<int>(m), static_cast<int>(n),
-                                       static_cast<int>(k));
-                       }});
+    const std::vector<MatmulKernel> kernels = kernels_on<T>(launches, A.data(), B.data(), C.data(), m, n, k);
 
     std::vector<MatmulResult> results;
     std::vector<T> c_host(C.size());
