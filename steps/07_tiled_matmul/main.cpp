@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "cublas_handle.hpp"
 #include "gpu_step.hpp"
 #include "matmul_check.hpp"
 #include "matmul_tiled.cuh"
@@ -26,19 +27,6 @@ struct MatmulResult {
     gemv::Stats time;
     gemv::OccupancyReport occupancy;
     bool verified = false;
-};
-
-// One cuBLAS handle for the whole run: created once, warmed up by the untimed runs.
-class CublasHandle {
-public:
-    CublasHandle() { GEMV_CUBLAS_CHECK(cublasCreate(&handle_)); }
-    ~CublasHandle() { cublasDestroy(handle_); }
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    cublasHandle_t get() const { return handle_; }
-
-private:
-    cublasHandle_t handle_ = nullptr;
 };
 
 // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: cuBLAS gets B first, and every leading
@@ -175,10 +163,9 @@ std::vector<MatmulKernel> kernels_on(const Launches& l, const T* a, const T* b, 
         kernels.push_back({"mmult2 tiled " + std::to_string(t), t, tiled, matmul_tiled_accesses(m, n, k, t),
                            [=](cudaStream_t s) { matmul_tiled(a, b, c, m, n, k, t, tiled, s); }});
     }
-    const auto handle = std::make_shared<CublasHandle>();
+    const auto handle = std::make_shared<gemv::CublasHandle>();  // created once, warmed up by the untimed runs
     kernels.push_back({sizeof(T) == 4 ? "cublas sgemm" : "cublas dgemm", 0, gemv::Launch{}, 0, [=](cudaStream_t s) {
-                           GEMV_CUBLAS_CHECK(cublasSetStream(handle->get(), s));
-                           cublas_gemm(handle->get(), a, b, c, static_cast<int>(m), static_cast<int>(n),
+                           cublas_gemm(handle->on(s), a, b, c, static_cast<int>(m), static_cast<int>(n),
                                        static_cast<int>(k));
                        }});
     return kernels;
