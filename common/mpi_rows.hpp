@@ -1,5 +1,6 @@
-// What the MPI steps (13 on CPUs, 14 on GPUs) share: the MPI type of an element and the split of m
-// rows over P ranks (whose sizes limits.hpp's require_int_counts checks against MPI's int counts).
+// What the MPI steps (13 on CPUs, 14 on GPUs) share: the MPI type of an element, the split of m
+// rows over P ranks (whose sizes limits.hpp's require_int_counts checks against MPI's int counts),
+// and the slowest rank's time in each phase of a product.
 // Header-only, in the MPI-only target gemv_common_mpi: only the programs that link MPI include it.
 #pragma once
 
@@ -29,6 +30,22 @@ inline MPI_Datatype mpi_type<double>() {
 struct RowBlocks {
     std::vector<int> rows;
     std::vector<int> first;
+};
+
+// Per product, the slowest rank's time in each phase, in ms; rank 0 holds them.
+struct SlowestPhases {
+    std::vector<double> total_ms, compute_ms, comm_ms;
+    // Collective over comm: every rank gives its seconds of each phase; where timed (not a warm-up
+    // product), rank 0 keeps the largest of each.
+    void add(MPI_Comm comm, double total_s, double compute_s, double comm_s, bool timed) {
+        const double mine[3] = {total_s, compute_s, comm_s};
+        double slowest[3] = {};
+        MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+        if (!timed) return;
+        total_ms.push_back(slowest[0] * 1e3);
+        compute_ms.push_back(slowest[1] * 1e3);
+        comm_ms.push_back(slowest[2] * 1e3);
+    }
 };
 
 inline RowBlocks split_rows(std::int64_t m, int ranks) {

@@ -111,27 +111,17 @@ Ranks<T> set_up(const gemv::Options& o, gemv::MpiSession& s, LocalKernel local) 
     return r;
 }
 
-// Per product of one mode, the slowest rank's time in each phase (rank 0 holds them).
-struct Timings {
-    std::vector<double> total_ms, compute_ms, comm_ms;
-};
-
+// One mode's products, warm-up first: per timed product, the slowest rank's phases.
 template <class T>
-Timings time_products(const gemv::Options& o, gemv::MpiSession& s, Ranks<T>& r, bool scatter) {
-    Timings t;
+gemv::SlowestPhases time_products(const gemv::Options& o, gemv::MpiSession& s, Ranks<T>& r, bool scatter) {
+    gemv::SlowestPhases t;
     for (int i = -o.warmup; i < o.reps; ++i) {
         if (s.root()) std::fill(r.y.begin(), r.y.end(), gemv::poison_value<T>());
         if (r.scrubber) r.scrubber->scrub();
         MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the product together
         const PhaseTimes mine =
             scatter ? gemv_mpi_scatter(r.p.A.data(), *r.d, r.y.data()) : gemv_mpi_resident(*r.d, r.y.data());
-        const double phases[3] = {mine.total_s, mine.compute_s, mine.comm_s};
-        double slowest[3] = {};
-        MPI_Reduce(phases, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        if (i < 0) continue;
-        t.total_ms.push_back(slowest[0] * 1e3);
-        t.compute_ms.push_back(slowest[1] * 1e3);
-        t.comm_ms.push_back(slowest[2] * 1e3);
+        t.add(MPI_COMM_WORLD, mine.total_s, mine.compute_s, mine.comm_s, i >= 0);
     }
     return t;
 }
@@ -158,7 +148,7 @@ struct Spread {
 };
 
 gemv::Result mode_result(const gemv::Options& o, const gemv::StepSpec& spec, const Spread& spread, const Split& split,
-                         const Timings& t, bool ok) {
+                         const gemv::SlowestPhases& t, bool ok) {
     const bool scatter = split.mode == "scatter";
     gemv::Result r =
         gemv::result_of(spec, o, scatter ? "scatter A, bcast x, gather y" : "A resident, bcast x, gather y");
@@ -197,7 +187,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s)
     for (const std::string& mode : modes) {
         const bool scatter = mode == "scatter";
         if (!scatter) scatter_rows(r.p.A.data(), *r.d);  // A goes to its ranks once, outside the timed products
-        const Timings t = time_products(o, s, r, scatter);
+        const gemv::SlowestPhases t = time_products(o, s, r, scatter);
         const bool ok = verified_on_root(o, spec, s, r, mode);
         all_ok &= ok;
         if (!s.root()) continue;

@@ -189,7 +189,8 @@ Ranks<T> set_up(const gemv::Options& o, gemv::MpiSession& s, const gemv::DeviceF
 // Per product of one kernel, the slowest rank's time in each phase (rank 0 holds them), and this
 // rank's own compute time.
 struct Timings {
-    std::vector<double> total_ms, compute_ms, comm_ms, my_compute_ms;
+    gemv::SlowestPhases slowest;
+    std::vector<double> my_compute_ms;
 };
 
 template <class T>
@@ -202,14 +203,8 @@ Timings time_products(const gemv::Options& o, gemv::MpiSession& s, Ranks<T>& r, 
             GEMV_CUDA_CHECK(cudaDeviceSynchronize());
             MPI_Barrier(MPI_COMM_WORLD);  // every rank starts the product together
             const ProductTimes mine = gemv_mpi_gpu(*r.d, local, *r.events);
-            const double phases[3] = {mine.total_s, mine.compute_s, mine.comm_s};
-            double slowest[3] = {};
-            MPI_Reduce(phases, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-            if (i < 0) continue;
-            t.total_ms.push_back(slowest[0] * 1e3);
-            t.compute_ms.push_back(slowest[1] * 1e3);
-            t.comm_ms.push_back(slowest[2] * 1e3);
-            t.my_compute_ms.push_back(mine.compute_s * 1e3);
+            t.slowest.add(MPI_COMM_WORLD, mine.total_s, mine.compute_s, mine.comm_s, i >= 0);
+            if (i >= 0) t.my_compute_ms.push_back(mine.compute_s * 1e3);
         }
     } catch (const std::exception& e) {
         // Between collectives the others are already waiting for this rank: only MPI_Abort
@@ -330,8 +325,8 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec, gemv::MpiSession& s)
         const std::vector<double> rank_ms = rank_medians(s, t);
         const gemv::Traffic traffic = total_traffic(local);
         if (!s.root()) continue;
-        const KernelRun run{kernel, gemv::summarize(t.total_ms), gemv::summarize(t.compute_ms),
-                            gemv::summarize(t.comm_ms), rank_ms};
+        const KernelRun run{kernel, gemv::summarize(t.slowest.total_ms), gemv::summarize(t.slowest.compute_ms),
+                            gemv::summarize(t.slowest.comm_ms), rank_ms};
         results.push_back(kernel_result<T>(o, spec, spread, local, run, traffic, r.ceiling, ok));
         runs.push_back(run);
     }
