@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,18 @@ using GpuKernels =
 
 int gpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const GpuKernels<float>& f32,
                   const GpuKernels<double>& f64);
+
+// A kernel's workspace of count elements in device memory (the partial sums of a two-pass
+// product): refused (UsageError) where it does not fit beside an m×n problem, NaN until the kernel
+// writes it, and shared by the runs that use it, so that it lives as long as they do.
+template <class T>
+std::shared_ptr<DeviceArray<T>> make_workspace(const DeviceFacts& facts, const Shape& problem, std::int64_t count) {
+    require_device_memory(facts,
+                          model_bytes(problem.m, problem.n, sizeof(T)) + static_cast<std::uint64_t>(count) * sizeof(T));
+    auto workspace = std::make_shared<DeviceArray<T>>(static_cast<std::size_t>(count));
+    workspace->poison();
+    return workspace;
+}
 
 // Uploads p, poisons y, calls kernel(A, x, y) once on the device, downloads and verifies: the
 // check tests and exercises share.

@@ -37,11 +37,7 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
         const int p = static_cast<int>(o.integer("p"));
         const gemv::Launch l = gemv_two_pass_launch<T>(m, n, p);
         const std::int64_t workspace = gemv_two_pass_workspace(m, p);
-        gemv::require_device_memory(
-            facts, gemv::model_bytes(m, n, sizeof(T)) + static_cast<std::uint64_t>(workspace) * sizeof(T));
-        // The m×p partials live as long as the launch that uses them; NaN until pass 1 writes them.
-        auto partial = std::make_shared<gemv::DeviceArray<T>>(static_cast<std::size_t>(workspace));
-        partial->poison();
+        const auto partial = gemv::make_workspace<T>(facts, o.shape, workspace);  // the m×p partials
         gemv::Traffic t = per_row;
         t.y_elems += 2.0 * static_cast<double>(workspace);  // the partials: stored by pass 1, loaded by pass 2
         out.push_back(

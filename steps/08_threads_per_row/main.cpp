@@ -58,12 +58,8 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     }
     if (variant == "all" || variant == "two_pass") {
         const gemv::Launch l = gemv_threads_per_row_launch<T>(m, n, block_size, worksize_n, Combine::two_pass);
-        const std::int64_t workspace = gemv_threads_per_row_workspace(m, l);
-        gemv::require_device_memory(
-            facts, gemv::model_bytes(m, n, sizeof(T)) + static_cast<std::uint64_t>(workspace) * sizeof(T));
-        // The m x GRIDSIZE_n partials live as long as the runs that use them; NaN until pass 1 writes them.
-        auto partial = std::make_shared<gemv::DeviceArray<T>>(static_cast<std::size_t>(workspace));
-        partial->poison();
+        // The m x GRIDSIZE_n partials.
+        const auto partial = gemv::make_workspace<T>(facts, o.shape, gemv_threads_per_row_workspace(m, l));
         out.push_back({"two-pass", l, gemv_threads_per_row_traffic(m, n, l), [=](cudaStream_t s) {
                            gemv_threads_per_row_two_pass(A, x, y, partial->data(), m, n, worksize_n, l, s);
                        }});
