@@ -119,6 +119,18 @@ function(gemv_add_step)
   set_property(GLOBAL APPEND PROPERTY GEMV_STEP_PROGRAMS ${program})
 endfunction()
 
+# gemv_split_case("m_zero|2|--m must be between|--m,0" name code regex args): the fields of a test
+# case written a|b|c|..., into the variables named, in order.
+function(gemv_split_case case)
+  string(REPLACE "|" ";" parts "${case}")
+  set(i 0)
+  foreach(var IN LISTS ARGN)
+    list(GET parts ${i} value)
+    set(${var} "${value}" PARENT_SCOPE)
+    math(EXPR i "${i} + 1")
+  endforeach()
+endfunction()
+
 function(gemv_add_program_tests program labels bad_args)
   set(check "${PROJECT_SOURCE_DIR}/cmake/expect_exit.cmake")
   set(cases
@@ -140,11 +152,7 @@ function(gemv_add_program_tests program labels bad_args)
     list(APPEND cases "${name}|2|${rest}")
   endforeach()
   foreach(c IN LISTS cases)
-    string(REPLACE "|" ";" parts "${c}")
-    list(GET parts 0 name)
-    list(GET parts 1 code)
-    list(GET parts 2 regex)
-    list(GET parts 3 args)
+    gemv_split_case("${c}" name code regex args)
     add_test(NAME ${program}_cli_${name}
              COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT_CODE=${code}
                      "-DEXPECT_REGEX=${regex}" -P "${check}")
