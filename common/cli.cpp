@@ -99,17 +99,21 @@ namespace {
 struct CommonName {
     CommonOption option;
     const char* name;
+    const char* flag;  // as the usage shows it
+    const char* help;  // the rest of its line, where the spec has no default of its own to add
 };
-constexpr CommonName kCommonNames[] = {{CommonOption::m, "m"},
-                                       {CommonOption::n, "n"},
-                                       {CommonOption::precision, "precision"},
-                                       {CommonOption::layout, "layout"},
-                                       {CommonOption::reps, "reps"},
-                                       {CommonOption::warmup, "warmup"},
-                                       {CommonOption::seed, "seed"},
-                                       {CommonOption::cache, "cache"},
-                                       {CommonOption::format, "format"},
-                                       {CommonOption::verify, "no-verify"}};
+constexpr CommonName kCommonNames[] = {
+    {CommonOption::m, "m", "--m ROWS", "rows of A"},
+    {CommonOption::n, "n", "--n COLS", "columns of A"},
+    {CommonOption::precision, "precision", "--precision P", "float|double (default float)"},
+    {CommonOption::layout, "layout", "--layout L", ""},
+    {CommonOption::reps, "reps", "--reps N", "timed repetitions; the median is reported"},
+    {CommonOption::warmup, "warmup", "--warmup N", "untimed runs first (default 2)"},
+    {CommonOption::seed, "seed", "--seed S", "seed of the pseudo-random inputs (default 42)"},
+    {CommonOption::cache, "cache", "--cache MODE",
+     "cold: evict the cache before each timed run; hot: do not (default cold)"},
+    {CommonOption::format, "format", "--format F", "table|csv|json (default table)"},
+    {CommonOption::verify, "no-verify", "--no-verify", "skip the comparison with the CPU reference"}};
 
 bool takes(const StepSpec& spec, CommonOption option) {
     return std::find(spec.common.begin(), spec.common.end(), option) != spec.common.end();
@@ -128,52 +132,37 @@ const StepOption* step_option(const std::string& name, const StepSpec& spec) {
     return nullptr;
 }
 
-std::string common_usage(const StepSpec& spec, CommonOption option) {
-    const std::string shape_default = spec.default_shape_text;
-    switch (option) {
-        case CommonOption::m:
-            return "  --m ROWS            rows of A (default " +
-                   (shape_default.empty() ? std::to_string(spec.default_m) : shape_default) + ")\n";
-        case CommonOption::n:
-            return "  --n COLS            columns of A (default " +
-                   (shape_default.empty() ? std::to_string(spec.default_n) : shape_default) + ")\n";
-        case CommonOption::precision:
-            return "  --precision P       float|double (default float)\n";
-        case CommonOption::layout: {
-            std::string u = "  --layout L          ";
-            for (std::size_t i = 0; i < spec.layouts.size(); ++i)
-                u += (i ? "|" : "") + std::string(to_string(spec.layouts[i]));
-            return u + " (default " + to_string(spec.layouts.front()) + ")\n";
-        }
-        case CommonOption::reps:
-            return "  --reps N            timed repetitions; the median is reported (default " +
-                   (spec.default_reps_text.empty() ? std::to_string(spec.default_reps) : spec.default_reps_text) +
-                   ")\n";
-        case CommonOption::warmup:
-            return "  --warmup N          untimed runs first (default 2)\n";
-        case CommonOption::seed:
-            return "  --seed S            seed of the pseudo-random inputs (default 42)\n";
-        case CommonOption::cache:
-            return "  --cache MODE        cold: evict the cache before each timed run; hot: do not (default cold)\n";
-        case CommonOption::format:
-            return "  --format F          table|csv|json (default table)\n";
-        case CommonOption::verify:
-            return "  --no-verify         skip the comparison with the CPU reference\n";
+// "  --m ROWS            rows of A (default 4096)": the flag padded to 20 columns, then the help.
+std::string usage_line(std::string flag, const std::string& help) {
+    flag.resize(std::max<std::size_t>(flag.size() + 1, 20), ' ');
+    return "  " + flag + help + "\n";
+}
+
+std::string common_usage(const StepSpec& spec, const CommonName& c) {
+    const auto or_text = [](const std::string& text, std::int64_t v) {
+        return text.empty() ? std::to_string(v) : text;
+    };
+    std::string help = c.help;
+    if (c.option == CommonOption::m) help += " (default " + or_text(spec.default_shape_text, spec.default_m) + ")";
+    if (c.option == CommonOption::n) help += " (default " + or_text(spec.default_shape_text, spec.default_n) + ")";
+    if (c.option == CommonOption::reps) help += " (default " + or_text(spec.default_reps_text, spec.default_reps) + ")";
+    if (c.option == CommonOption::layout) {
+        for (std::size_t i = 0; i < spec.layouts.size(); ++i)
+            help += (i ? "|" : "") + std::string(to_string(spec.layouts[i]));
+        help += " (default " + std::string(to_string(spec.layouts.front())) + ")";
     }
-    return "";
+    return usage_line(c.flag, help);
 }
 
 std::string step_option_usage(const StepOption& o) {
-    std::string flag = "--" + o.name + (o.kind == StepOption::Kind::integer ? " N" : " X");
-    flag.resize(std::max<std::size_t>(flag.size() + 1, 20), ' ');
-    std::string u = "  " + flag + o.help;
+    std::string help = o.help;
     if (!o.choices.empty()) {
-        u += " (";
-        for (std::size_t i = 0; i < o.choices.size(); ++i) u += (i ? "|" : "") + o.choices[i];
-        u += ")";
+        help += " (";
+        for (std::size_t i = 0; i < o.choices.size(); ++i) help += (i ? "|" : "") + o.choices[i];
+        help += ")";
     }
-    if (o.default_value) u += " (default " + *o.default_value + ")";
-    return u + "\n";
+    if (o.default_value) help += " (default " + *o.default_value + ")";
+    return usage_line("--" + o.name + (o.kind == StepOption::Kind::integer ? " N" : " X"), help);
 }
 
 }  // namespace
@@ -185,9 +174,9 @@ std::string usage(const StepSpec& spec) {
     u << "usage: " << program << " [options]\n"
       << "  " << spec.title << "\n\n";
     for (const CommonName& c : kCommonNames)
-        if (takes(spec, c.option)) u << common_usage(spec, c.option);
+        if (takes(spec, c.option)) u << common_usage(spec, c);
     for (const auto& o : spec.options) u << step_option_usage(o);
-    u << "  --help              this text\n"
+    u << usage_line("--help", "this text")
       << "exit codes: 0 verified, 1 runtime error, 2 bad input, 3 wrong result, 77 no CUDA device\n";
     return u.str();
 }
