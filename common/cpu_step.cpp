@@ -13,13 +13,6 @@
 
 namespace gemv {
 
-void require_host_memory(std::uint64_t bytes, const char* what) {
-    const double total = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-    if (total > 0 && static_cast<double>(bytes) > 0.75 * total)
-        throw UsageError(std::string(what) + " needs " + format_bytes(static_cast<double>(bytes)) +
-                         " of host memory; this machine has " + format_bytes(total));
-}
-
 namespace {
 
 std::uint64_t cpu_ceiling_buffer_bytes() {

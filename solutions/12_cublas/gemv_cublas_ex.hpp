@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "formats.hpp"
 #include "gemv_cublas.hpp"
+#include "storage.hpp"
 
 // The yardstick in the formats of step 15 (not part of step 12's exercise). cuBLAS has no ?gemv for bf16 or fp16: its
 // product of a matrix and a vector in those formats is cublasGemmEx with a single column, A and x in T, y in float,
