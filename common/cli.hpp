@@ -47,8 +47,8 @@ struct StepSpec {
     std::string number;  // "03"; a tool that is no step (the ladder) gives its name
     std::string name;    // "naive"
     std::string title;   // one line: the idea of the step
-    std::vector<CommonOption> common = every_common_option();  // a tool: only those it reads
-    std::vector<Layout> layouts{Layout::row};                  // the first is the default
+    std::vector<CommonOption> common = every_common_option();           // a tool: only those it reads
+    std::vector<Layout> layouts{Layout::row};                           // the first is the default
     std::vector<Precision> precisions{Precision::f32, Precision::f64};  // the first is the default
     std::int64_t default_m = 4096;
     std::int64_t default_n = 4096;

@@ -85,8 +85,8 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
     const Result& f = results.front();
     out << "step " << f.step << " " << f.name << ": " << to_string(f.precision) << ", " << layout_word(f.shape.layout)
         << " A, " << f.shape.m << " x " << f.shape.n << " ("
-        << format_bytes(static_cast<double>(model_bytes(f.shape.m, f.shape.n, f.precision)))
-        << " moved at least), " << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
+        << format_bytes(static_cast<double>(model_bytes(f.shape.m, f.shape.n, f.precision))) << " moved at least), "
+        << (f.cold ? "cold" : "hot") << " cache, median of " << f.time.reps << "\n"
         << origin_line(meta) << "\n"
         << (f.ceiling_gbps > 0 ? "ceiling " + fixed(f.ceiling_gbps, 0) + " GB/s measured"
                                : std::string("ceiling not measured: no figure here is compared with it"));
