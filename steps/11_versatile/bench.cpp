@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "gemv_cublas.hpp"
+#include "gemv_cublas_ex.hpp"
 #include "search.cuh"
 #include "tuning_table.hpp"
 
@@ -91,13 +92,28 @@ struct Bench {
         r.plan = describe(gemv.plan());
         r.t11 = p.verified_median_ms(
             f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, o.reps, "step 11 (" + r.config + ")");
-        r.tcublas = p.verified_median_ms(
-            f, [&](cudaStream_t s) { gemv_cublas(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps, "cuBLAS");
+        r.tcublas = cublas_ms(p, layout, m, n);
         if (search) r.tbest = search_best(p, f, layout, m, n, o.reps).ms;
         rows.push_back(r);
         std::cerr << "." << std::flush;
     }
-    double gbps(const Row& r, double ms) const { return double(gemv::model_bytes(r.m, r.n, sizeof(T))) / (ms * 1e6); }
+    // cuBLAS's product in T: ?gemv in float and double, GemmEx in bf16 and fp16; none in fp8 (NaN:
+    // the verdict compares with the ceiling alone there).
+    double cublas_ms(gemv::DeviceProblem<T>& p, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+            return p.verified_median_ms(
+                f, [&](cudaStream_t s) { gemv_cublas(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps,
+                "cuBLAS");
+        else if constexpr (cublas_has_product_for<T>)
+            return p.verified_median_ms(
+                f, [&](cudaStream_t s) { gemv_cublas_ex(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps,
+                "cuBLAS GemmEx");
+        else
+            return std::nan("");
+    }
+    double gbps(const Row& r, double ms) const {
+        return double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())) / (ms * 1e6);
+    }
 };
 
 template <class T>
@@ -196,13 +212,14 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
     int mesh_big = 0, odd = 0;
     for (const Row& r : b.rows) {
         if (r.layout != layout) continue;
-        const double bytes = double(gemv::model_bytes(r.m, r.n, sizeof(T))), gbps = b.gbps(r, r.t11);
+        const double bytes = double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())), gbps = b.gbps(r, r.t11);
         if (r.suite == "targets") {
             min_pct = std::min(min_pct, 100 * gbps / b.ceiling);
             max_gbps = std::max(max_gbps, gbps);
             min_gbps = std::min(min_gbps, gbps);
         }
-        if (r.suite == "mesh" && bytes >= 4.0 * (1 << 20)) {
+        if (!std::isfinite(r.tcublas)) {  // fp8: no cuBLAS product to compare with
+        } else if (r.suite == "mesh" && bytes >= 4.0 * (1 << 20)) {
             log_sum += std::log(r.tcublas / r.t11);
             ++mesh_big;
             min_ratio = std::min(min_ratio, r.tcublas / r.t11);
@@ -210,7 +227,7 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
             worst_small = std::max(worst_small, r.t11 / r.tcublas);
         }
         if (r.suite == "offmesh") worst_offmesh = std::max(worst_offmesh, r.t11 / r.tbest - 1);
-        if (r.suite == "odd") {
+        if (r.suite == "odd" && std::isfinite(r.tcublas)) {
             ++odd;
             odd_min_ratio = std::min(odd_min_ratio, r.tcublas / r.t11);
         }
@@ -268,6 +285,8 @@ int main(int argc, char** argv) {
     spec.name = "bench";
     spec.title = "step 11 tuned against cuBLAS and the read ceiling, one run, cold L2, verified";
     spec.common = {gemv::CommonOption::precision, gemv::CommonOption::reps, gemv::CommonOption::seed};
+    spec.precisions = {gemv::Precision::f32, gemv::Precision::f64, gemv::Precision::bf16, gemv::Precision::f16,
+                       gemv::Precision::fp8};  // step 15's formats too (fp8 against the ceiling alone)
     spec.default_reps = 15;
     spec.options = {
         gemv::choice_option("suite", "what to measure", "targets",
@@ -281,6 +300,6 @@ int main(int argc, char** argv) {
         gemv::text_option("out", "CSV file, - for standard output", "-")};
     return gemv::run_step(argc, argv, spec, [](gemv::Options o) {
         if (!o.given(gemv::CommonOption::seed)) o.seed = std::random_device{}();  // a fresh draw, printed
-        return o.precision == gemv::Precision::f32 ? bench<float>(o) : bench<double>(o);
+        return gemv::with_storage_type(o.precision, [&](auto stored) { return bench<decltype(stored)>(o); });
     });
 }

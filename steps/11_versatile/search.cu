@@ -58,7 +58,8 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                     // and on a wide matrix a single block would take seconds.
                     if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
                     // Split rows are added atomically into y zeroed first: the last block adding
-                    // the partial sums won 9 of 1817 points of a first float tuning (H100).
+                    // the partial sums won few points of a first float tuning (its points are in
+                    // slides/data/step11/h100_step11_first_tuning_float_col.csv).
                     c.unroll = unroll;
                     c.blocks_per_row = s;
                     c.combine = s == 1 ? Combine::store : Combine::atomic;
@@ -166,11 +167,13 @@ Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gem
     return best;
 }
 
-template double time_config<float>(gemv::DeviceProblem<float>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
-                                   std::int64_t, const VersatileConfig&, int, bool);
-template double time_config<double>(gemv::DeviceProblem<double>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
-                                    std::int64_t, const VersatileConfig&, int, bool);
-template Candidate search_best<float>(gemv::DeviceProblem<float>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
+#define GEMV_SEARCH_INSTANCES(T)                                                                                     \
+    template double time_config<T>(gemv::DeviceProblem<T>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,    \
+                                   std::int64_t, const VersatileConfig&, int, bool);                                 \
+    template Candidate search_best<T>(gemv::DeviceProblem<T>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t, \
                                       std::int64_t, int);
-template Candidate search_best<double>(gemv::DeviceProblem<double>&, const gemv::DeviceFacts&, gemv::Layout,
-                                       std::int64_t, std::int64_t, int);
+GEMV_SEARCH_INSTANCES(float)
+GEMV_SEARCH_INSTANCES(double)
+GEMV_SEARCH_INSTANCES(__nv_bfloat16)  // step 15's formats
+GEMV_SEARCH_INSTANCES(__half)
+GEMV_SEARCH_INSTANCES(__nv_fp8_e4m3)

@@ -131,6 +131,8 @@ int main(int argc, char** argv) {
     spec.name = "tune";
     spec.title = "auto-tune step 11 over Sorensen's logarithmic mesh and write this device's tuning table";
     spec.layouts = {gemv::Layout::col, gemv::Layout::row};
+    spec.precisions = {gemv::Precision::f32, gemv::Precision::f64, gemv::Precision::bf16, gemv::Precision::f16,
+                       gemv::Precision::fp8};  // step 15's tables too
     spec.common = {gemv::CommonOption::precision, gemv::CommonOption::layout, gemv::CommonOption::reps,
                    gemv::CommonOption::seed};
     spec.default_reps = 5;
@@ -138,6 +140,6 @@ int main(int argc, char** argv) {
                     gemv::integer_option("max-mib", "largest footprint of A to tune, MiB", 8192, 1, 1 << 20),
                     gemv::text_option("out", "where to write the table (default: beside the solution)", "auto")};
     return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
-        return o.precision == gemv::Precision::f32 ? tune<float>(o) : tune<double>(o);
+        return gemv::with_storage_type(o.precision, [&](auto stored) { return tune<decltype(stored)>(o); });
     });
 }

@@ -105,13 +105,11 @@ int main(int argc, char** argv) {
         gemv::integer_option("block-size", "threads per block of the warp-per-row kernel", 256, 32, 1024),
         gemv::text_option("table", "step 11's tuning table (default: this device's committed one)", "auto")};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-        switch (o.precision) {
-            case gemv::Precision::f16:
-                return run<__half>(o, spec);
-            case gemv::Precision::fp8:
-                return run<__nv_fp8_e4m3>(o, spec);
-            default:
-                return run<__nv_bfloat16>(o, spec);
-        }
+        return gemv::with_storage_type(o.precision, [&](auto stored) {
+            if constexpr (std::is_same_v<decltype(stored), float> || std::is_same_v<decltype(stored), double>)
+                return int(gemv::kExitUsage);  // not among this step's precisions: parse_options refused it
+            else
+                return run<decltype(stored)>(o, spec);
+        });
     });
 }
