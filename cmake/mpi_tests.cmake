@@ -8,6 +8,15 @@ if(gemv_mpiexec_version MATCHES "Open MPI|OpenRTE")
   set(GEMV_MPI_OVERSUBSCRIBE --oversubscribe)  # more ranks than cores, Open MPI's flag
 endif()
 
+# "1 rank", "2 ranks": how a step program names its ranks in its launch column.
+function(gemv_ranks_text np var)
+  if(np GREATER 1)
+    set(${var} "${np} ranks" PARENT_SCOPE)
+  else()
+    set(${var} "${np} rank" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # The generic checks of gemv_add_step run the program alone (MPI's singleton start): they need the
 # environment too, with any more variables given. Call once, after gemv_add_step.
 function(gemv_mpi_environment_for_generic_tests)

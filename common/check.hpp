@@ -1,16 +1,11 @@
 // Error checks for CUDA and cuBLAS calls: the failing call, the error's name and file:line.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include "errors.hpp"
 
 namespace gemv {
 
-// Thrown by the checks below; step mains turn it into one line on stderr and a non-zero exit.
-struct CudaError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
+// Throws CudaError (errors.hpp): step mains turn it into one line on stderr and a non-zero exit.
 [[noreturn]] void throw_cuda_error(const char* call, int code, const char* name, const char* file, int line);
 
 }  // namespace gemv

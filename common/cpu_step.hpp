@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "limits.hpp"
 #include "problem.hpp"
 #include "report.hpp"
 #include "verify.hpp"
@@ -34,9 +35,6 @@ double measure_cpu_read_ceiling(double seconds = 0.5);
 // every run is under the noise floor (then it stays 0), so that a tiny problem does not spend a
 // second reading a large buffer for a figure nobody sees.
 void set_cpu_ceiling(std::vector<Result>& results);
-
-// Refuses (UsageError) a problem whose host arrays would not fit in this machine's memory.
-void require_host_memory(std::uint64_t bytes, const char* what);
 
 // Poisons y, runs the kernel once, verifies: what tests and mains share.
 template <class T>

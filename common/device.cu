@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "format.hpp"
+
 namespace gemv {
 
 std::string version_text(int v) {
@@ -26,6 +28,14 @@ Metadata DeviceFacts::metadata() const {
     m.build_type = build_type();
     m.git_revision = git_revision();
     return m;
+}
+
+void require_device_memory(const DeviceFacts& f, std::uint64_t bytes) {
+    // Room for the L2 scrub buffer and the runtime's own needs beside the problem.
+    const std::uint64_t need = bytes + 2ull * static_cast<std::uint64_t>(f.l2_bytes) + (256ull << 20);
+    if (need > f.free_bytes)
+        throw UsageError("the problem needs " + format_bytes(static_cast<double>(need)) + " of GPU memory; " + f.name +
+                         " has " + format_bytes(static_cast<double>(f.free_bytes)) + " free");
 }
 
 int cuda_device_count(std::string& why_none) {

@@ -5,11 +5,13 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
 #include "check.hpp"
-#include "report.hpp"
+#include "errors.hpp"
+#include "result.hpp"
 #include "timing.hpp"
 
 namespace gemv {
@@ -32,6 +34,9 @@ struct DeviceFacts {
 
 // Throws NoDevice with the reason (cuda_device_count's) when there is no usable GPU.
 DeviceFacts query_device(int id = 0);
+
+// Refuses (UsageError) a problem that does not fit in the GPU's free memory.
+void require_device_memory(const DeviceFacts& facts, std::uint64_t bytes);
 
 // The CUDA devices this process can use; 0 with the reason in plain words in why_none. Without the
 // NVIDIA driver the runtime says "CUDA driver version is insufficient", which sends people to

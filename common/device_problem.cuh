@@ -12,7 +12,7 @@
 #include <string>
 
 #include "device.hpp"
-#include "formats.hpp"
+#include "storage.hpp"
 
 namespace gemv {
 

@@ -1,25 +1,11 @@
 #include "gpu_step.hpp"
 
-#include <climits>
 #include <iostream>
 
-#include "cpu_step.hpp"
+#include "host_array.hpp"
+#include "report.hpp"
 
 namespace gemv {
-
-void require_device_memory(const DeviceFacts& f, std::uint64_t bytes) {
-    // Room for the L2 scrub buffer and the runtime's own needs beside the problem.
-    const std::uint64_t need = bytes + 2ull * static_cast<std::uint64_t>(f.l2_bytes) + (256ull << 20);
-    if (need > f.free_bytes)
-        throw UsageError("the problem needs " + format_bytes(static_cast<double>(need)) + " of GPU memory; " + f.name +
-                         " has " + format_bytes(static_cast<double>(f.free_bytes)) + " free");
-}
-
-void require_int32_indexing(std::uint64_t count, const std::string& kernel) {
-    if (count > static_cast<std::uint64_t>(INT_MAX))
-        throw UsageError(kernel + " indexes A with 32-bit integers and cannot address " + std::to_string(count) +
-                         " elements (at most " + std::to_string(INT_MAX) + "); a later step uses 64-bit indices");
-}
 
 template <class T>
 Verification run_and_verify_gpu(const HostProblem<T>& p,

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
 #include "device.hpp"
+#include "limits.hpp"
 #include "problem.hpp"
 #include "verify.hpp"
 
@@ -30,16 +32,22 @@ using GpuKernels =
 int gpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const GpuKernels<float>& f32,
                   const GpuKernels<double>& f64);
 
-// Refuses (UsageError) a problem that does not fit in the GPU's free memory.
-void require_device_memory(const DeviceFacts& facts, std::uint64_t bytes);
+// A kernel's workspace of count elements in device memory (the partial sums of a two-pass
+// product): refused (UsageError) where it does not fit beside an m×n problem, NaN until the kernel
+// writes it, and shared by the runs that use it, so that it lives as long as they do.
+template <class T>
+std::shared_ptr<DeviceArray<T>> make_workspace(const DeviceFacts& facts, const Shape& problem, std::int64_t count) {
+    require_device_memory(facts,
+                          model_bytes(problem.m, problem.n, sizeof(T)) + static_cast<std::uint64_t>(count) * sizeof(T));
+    auto workspace = std::make_shared<DeviceArray<T>>(static_cast<std::size_t>(count));
+    workspace->poison();
+    return workspace;
+}
 
 // Uploads p, poisons y, calls kernel(A, x, y) once on the device, downloads and verifies: the
 // check tests and exercises share.
 template <class T>
 Verification run_and_verify_gpu(const HostProblem<T>& p,
                                 const std::function<void(const T*, const T*, T*, cudaStream_t)>& kernel);
-
-// Checks that an index of count elements fits the kernel's 32-bit arithmetic; UsageError if not.
-void require_int32_indexing(std::uint64_t count, const std::string& kernel);
 
 }  // namespace gemv

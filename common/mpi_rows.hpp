@@ -1,17 +1,15 @@
-// What the MPI steps (13 on CPUs, 14 on GPUs) share: the MPI type of an element, the check that
-// the sizes fit MPI's int counts, and the split of m rows over P ranks. Header-only: only the
-// programs that link MPI include it.
+// What the MPI steps (13 on CPUs, 14 on GPUs) share: the MPI type of an element, the split of m
+// rows over P ranks (whose sizes limits.hpp's require_int_counts checks against MPI's int counts),
+// and the slowest rank's time in each phase of a product.
+// Header-only, in the MPI-only target gemv_common_mpi: only the programs that link MPI include it.
 #pragma once
 
 #include <mpi.h>
 
-#include <climits>
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
 
-#include "cli.hpp"
+#include "limits.hpp"
 
 namespace gemv {
 
@@ -26,21 +24,28 @@ inline MPI_Datatype mpi_type<double>() {
     return MPI_DOUBLE;
 }
 
-// m and n must each fit in an int (throws UsageError otherwise); `why` says who needs it, e.g.
-// "MPI counts are ints, so step 13".
-inline void require_int_counts(std::int64_t m, std::int64_t n, const std::string& why) {
-    for (const auto& [name, v] : {std::make_pair("--m", m), std::make_pair("--n", n)})
-        if (v > INT_MAX)
-            throw UsageError(std::string(name) + " " + std::to_string(v) + ": " + why + " takes at most " +
-                             std::to_string(INT_MAX) + " rows and columns");
-}
-
 // Rank r owns rows [first[r], first[r] + rows[r]): m/P rows each and one more for the first m%P
 // ranks, so blocks differ by one row at most; ranks past m, when there are more ranks than rows,
 // own none. These are the counts and displacements of MPI_Scatterv and MPI_Gatherv, in rows.
 struct RowBlocks {
     std::vector<int> rows;
     std::vector<int> first;
+};
+
+// Per product, the slowest rank's time in each phase, in ms; rank 0 holds them.
+struct SlowestPhases {
+    std::vector<double> total_ms, compute_ms, comm_ms;
+    // Collective over comm: every rank gives its seconds of each phase; where timed (not a warm-up
+    // product), rank 0 keeps the largest of each.
+    void add(MPI_Comm comm, double total_s, double compute_s, double comm_s, bool timed) {
+        const double mine[3] = {total_s, compute_s, comm_s};
+        double slowest[3] = {};
+        MPI_Reduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, comm);
+        if (!timed) return;
+        total_ms.push_back(slowest[0] * 1e3);
+        compute_ms.push_back(slowest[1] * 1e3);
+        comm_ms.push_back(slowest[2] * 1e3);
+    }
 };
 
 inline RowBlocks split_rows(std::int64_t m, int ranks) {

@@ -2,86 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <cstdlib>
 #include <iomanip>
-#include <sstream>
-#include <thread>
 
 namespace gemv {
-
-const char* build_type() {
-    return GEMV_BUILD_TYPE;
-}
-
-Metadata cpu_metadata() {
-    Metadata m;
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(cpuinfo, line))
-        if (line.rfind("model name", 0) == 0) {
-            m.device = line.substr(line.find(':') + 2);
-            break;
-        }
-    if (m.device.empty()) m.device = "unknown CPU";
-    m.units = static_cast<int>(std::thread::hardware_concurrency());
-    m.runtime_version = "-";
-    m.driver_version = "-";
-    m.build_type = build_type();
-    m.git_revision = git_revision();
-    return m;
-}
-
-std::uint64_t Result::bytes() const {
-    return vectors == 1 ? model_bytes(shape.m, shape.n, precision) : model_bytes(shape.m, shape.n, precision, vectors);
-}
-double Result::gbps() const {
-    return static_cast<double>(bytes()) / (time.median_ms * 1e6);
-}
-double Result::gflops() const {
-    return static_cast<double>(model_flops(shape.m, shape.n, vectors)) / (time.median_ms * 1e6);
-}
-double Result::pct_ceiling() const {
-    return ceiling_gbps > 0 ? 100.0 * gbps() / ceiling_gbps : 0;
-}
-double Result::pct_datasheet() const {
-    return datasheet_gbps > 0 ? 100.0 * gbps() / datasheet_gbps : 0;
-}
-double Result::cgma() const {
-    return gemv::cgma(traffic, shape.m, shape.n, vectors);
-}
-double Result::intensity() const {
-    return gemv::intensity(traffic, shape.m, shape.n, element_size(precision), vectors);
-}
-
-std::string format_bytes(double bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        ++u;
-    }
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(u ? 1 : 0) << bytes << " " << units[u];
-    return s.str();
-}
-
-Result result_of(const StepSpec& spec, const Options& o, const std::string& variant) {
-    Result r;
-    r.step = spec.number;
-    r.name = spec.name;
-    r.variant = variant;
-    r.shape = o.shape;
-    r.precision = o.precision;
-    r.cold = o.cold;
-    r.verify_skipped = !o.verify;
-    return r;
-}
-
-std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
-}
 
 std::string occupancy_text(const OccupancyReport& o) {
     if (!o.valid) return "-";
@@ -110,59 +34,49 @@ std::string json_string(const std::string& s) {
     return q + "\"";
 }
 
+// The whole text is a finite number ("-", "", "inf" and "nan" are not): JSON writes it bare.
+bool finite_number(const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    return !text.empty() && end == text.c_str() + text.size() && std::isfinite(v);
+}
+
 std::string verified_text(const Result& r) {
-    return r.verify_skipped ? "not checked" : r.verified ? "yes" : "NO";
+    return gemv::verified_text(!r.verify_skipped, r.verified);
 }
 
 bool failed(const Result& r) {
     return !r.verify_skipped && !r.verified;
 }
 
-// Every field of a row, in one order, as (name, text, is_number): CSV and JSON share it.
+// Every field of a row, in one order: CSV and JSON share it.
 Fields fields(const Metadata& meta, const Result& r) {
-    const auto num = [](double v) {
-        std::ostringstream s;
-        s << std::setprecision(6) << v;
-        return s.str();
-    };
-    std::vector<std::tuple<std::string, std::string, bool>> f = {
-        {"step", r.step, false},
-        {"name", r.name, false},
-        {"variant", r.variant, false},
-        {"device", meta.device, false},
-        {"units", std::to_string(meta.units), true},
-        {"runtime", meta.runtime_version, false},
-        {"driver", meta.driver_version, false},
-        {"build_type", meta.build_type, false},
-        {"git_revision", meta.git_revision, false},
-        {"precision", to_string(r.precision), false},
-        {"layout", to_string(r.shape.layout), false},
-        {"m", std::to_string(r.shape.m), true},
-        {"n", std::to_string(r.shape.n), true},
-        {"bytes", std::to_string(r.bytes()), true},
-        {"cache", r.cold ? "cold" : "hot", false},
-        {"reps", std::to_string(r.time.reps), true},
-        {"median_ms", num(r.time.median_ms), true},
-        {"min_ms", num(r.time.min_ms), true},
-        {"max_ms", num(r.time.max_ms), true},
-        {"gbps", num(r.gbps()), true},
-        {"ceiling_gbps", num(r.ceiling_gbps), true},
-        {"pct_ceiling", num(r.pct_ceiling()), true},
-        {"datasheet_gbps", num(r.datasheet_gbps), true},
-        {"pct_datasheet", num(r.pct_datasheet()), true},
-        {"gflops", num(r.gflops()), true},
-        {"cgma", num(r.cgma()), true},
-        {"intensity", num(r.intensity()), true},
-        {"launch", r.launch, false},
-        {"threads_per_block", std::to_string(r.occupancy.threads_per_block), true},
-        {"registers_per_thread", std::to_string(r.occupancy.registers_per_thread), true},
-        {"shared_bytes_per_block", std::to_string(r.occupancy.shared_bytes_per_block), true},
-        {"blocks_per_sm", std::to_string(r.occupancy.blocks_per_sm), true},
-        {"occupancy", num(r.occupancy.occupancy), true},
-        {"limiter", r.occupancy.valid ? r.occupancy.limiter : "-", false},
-        {"verified", verified_text(r), false},
-    };
-    f.insert(f.end(), r.extra.begin(), r.extra.end());
+    Fields f = {{"step", r.step, false}, {"name", r.name, false}, {"variant", r.variant, false}};
+    append(f, metadata_fields(meta));
+    append(f, {
+                  {"precision", to_string(r.precision), false},
+                  {"layout", to_string(r.shape.layout), false},
+                  {"m", std::to_string(r.shape.m), true},
+                  {"n", std::to_string(r.shape.n), true},
+                  {"bytes", std::to_string(r.bytes()), true},
+                  {"cache", r.cold ? "cold" : "hot", false},
+                  {"reps", std::to_string(r.time.reps), true},
+              });
+    append(f, time_fields(r.time));
+    append(f, {
+                  {"gbps", number(r.gbps()), true},
+                  {"ceiling_gbps", number(r.ceiling_gbps), true},
+                  {"pct_ceiling", number(r.pct_ceiling()), true},
+                  {"datasheet_gbps", number(r.datasheet_gbps), true},
+                  {"pct_datasheet", number(r.pct_datasheet()), true},
+                  {"gflops", number(r.gflops()), true},
+                  {"cgma", number(r.cgma()), true},
+                  {"intensity", number(r.intensity()), true},
+                  {"launch", r.launch, false},
+              });
+    append(f, occupancy_fields(r.occupancy));
+    f.push_back({"verified", verified_text(r), false});
+    append(f, r.extra);
     return f;
 }
 
@@ -174,10 +88,7 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
         << (f.vectors == 1 ? "" : std::to_string(f.vectors) + " vectors, ")
         << format_bytes(static_cast<double>(f.bytes())) << " moved at least), " << (f.cold ? "cold" : "hot")
         << " cache, median of " << f.time.reps << "\n"
-        << "on " << meta.device << " (" << meta.units
-        << (meta.runtime_version == "-" ? " threads" : " SMs, CUDA runtime ")
-        << (meta.runtime_version == "-" ? "" : meta.runtime_version + ", driver " + meta.driver_version) << "), "
-        << meta.build_type << " build, " << meta.git_revision << "\n"
+        << origin_line(meta) << "\n"
         << (f.ceiling_gbps > 0 ? "ceiling " + fixed(f.ceiling_gbps, 0) + " GB/s measured"
                                : std::string("ceiling not measured: no figure here is compared with it"));
     if (f.datasheet_gbps > 0) out << ", " << fixed(f.datasheet_gbps, 0) << " GB/s datasheet";
@@ -201,6 +112,42 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
 
 }  // namespace
 
+std::string verified_text(bool checked, bool ok) {
+    return !checked ? "not checked" : ok ? "yes" : "NO";
+}
+
+std::string origin_line(const Metadata& meta) {
+    const bool cpu = meta.runtime_version == "-";
+    return "on " + meta.device + " (" + std::to_string(meta.units) +
+           (cpu ? " threads" : " SMs, CUDA runtime " + meta.runtime_version + ", driver " + meta.driver_version) +
+           "), " + meta.build_type + " build, " + meta.git_revision;
+}
+
+Fields metadata_fields(const Metadata& meta) {
+    return {{"device", meta.device, false},           {"units", std::to_string(meta.units), true},
+            {"runtime", meta.runtime_version, false}, {"driver", meta.driver_version, false},
+            {"build_type", meta.build_type, false},   {"git_revision", meta.git_revision, false}};
+}
+
+Fields time_fields(const Stats& time) {
+    return {{"median_ms", number(time.median_ms), true},
+            {"min_ms", number(time.min_ms), true},
+            {"max_ms", number(time.max_ms), true}};
+}
+
+Fields occupancy_fields(const OccupancyReport& o) {
+    return {{"threads_per_block", std::to_string(o.threads_per_block), true},
+            {"registers_per_thread", std::to_string(o.registers_per_thread), true},
+            {"shared_bytes_per_block", std::to_string(o.shared_bytes_per_block), true},
+            {"blocks_per_sm", std::to_string(o.blocks_per_sm), true},
+            {"occupancy", number(o.occupancy), true},
+            {"limiter", o.valid ? o.limiter : "-", false}};
+}
+
+void append(Fields& row, const Fields& more) {
+    row.insert(row.end(), more.begin(), more.end());
+}
+
 std::string noise_note() {
     return "noise: a CPU run under " + fixed(kCpuNoiseFloorMs, 1) +
            " ms times thread start-up more than memory, so its % of the ceiling is not shown";
@@ -217,12 +164,16 @@ void print_columns(std::ostream& out, const std::vector<std::string>& head,
     std::vector<std::size_t> width(head.size());
     for (std::size_t c = 0; c < head.size(); ++c) {
         width[c] = head[c].size();
-        for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+        for (const auto& row : rows)
+            if (row.size() == head.size()) width[c] = std::max(width[c], row[c].size());
     }
     const auto line = [&](const std::vector<std::string>& cells) {
+        const bool padded = cells.size() == head.size();
         for (std::size_t c = 0; c < cells.size(); ++c) {
             const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
-            out << (c ? "  " : "") << (to_left ? std::left : std::right) << std::setw(int(width[c])) << cells[c];
+            const bool last = c + 1 == cells.size();  // left-aligned there, it needs no padding
+            out << (c ? "  " : "") << (to_left ? std::left : std::right)
+                << std::setw(padded && !(to_left && last) ? int(width[c]) : 0) << cells[c];
         }
         out << std::right << "\n";
     };
@@ -235,10 +186,10 @@ void print_fields(std::ostream& out, Format format, const std::vector<Fields>& r
         for (std::size_t r = 0; r < rows.size(); ++r) {
             const Fields& fs = rows[r];
             if (r == 0) {
-                for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << std::get<0>(fs[i]);
+                for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << csv_field(fs[i].name);
                 out << "\n";
             }
-            for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << csv_field(std::get<1>(fs[i]));
+            for (std::size_t i = 0; i < fs.size(); ++i) out << (i ? "," : "") << csv_field(fs[i].text);
             out << "\n";
         }
         return;
@@ -247,9 +198,9 @@ void print_fields(std::ostream& out, Format format, const std::vector<Fields>& r
     for (std::size_t r = 0; r < rows.size(); ++r) {
         out << "  {";
         for (std::size_t i = 0; i < rows[r].size(); ++i) {
-            const auto& [name, v, is_number] = rows[r][i];
-            const bool number = is_number && !v.empty() && std::isfinite(std::stod(v));
-            out << (i ? ", " : "") << json_string(name) << ": " << (number ? v : json_string(v));
+            const Field& f = rows[r][i];
+            const bool as_number = f.number && finite_number(f.text);
+            out << (i ? ", " : "") << json_string(f.name) << ": " << (as_number ? f.text : json_string(f.text));
         }
         out << "}" << (r + 1 < rows.size() ? "," : "") << "\n";
     }

@@ -1,78 +1,18 @@
-// What a step measured, and the table, CSV and JSON it prints.
+// The one way out: the tables, CSV and JSON every program of the lab prints, from its results
+// (result.hpp) or from rows of its own fields.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string>
-#include <tuple>
 #include <vector>
 
-#include "cli.hpp"
-#include "problem.hpp"
-#include "timing.hpp"
+#include "format.hpp"
+#include "result.hpp"
 
 namespace gemv {
 
-// Where the figures came from: carried by every CSV and JSON row.
-struct Metadata {
-    std::string device;           // GPU name, or the CPU model for CPU steps
-    int units = 0;                // SMs, or CPU threads
-    std::string runtime_version;  // CUDA runtime, or "-" on the CPU
-    std::string driver_version;   // CUDA driver, or "-"
-    std::string build_type;
-    std::string git_revision;
-};
-
-Metadata cpu_metadata();
-const char* build_type();
-const char* git_revision();
-
-struct OccupancyReport {
-    bool valid = false;
-    int threads_per_block = 0;
-    int registers_per_thread = 0;
-    std::size_t shared_bytes_per_block = 0;  // static + dynamic
-    int blocks_per_sm = 0;
-    double occupancy = 0;  // active warps over the SM's maximum
-    std::string limiter;   // registers, shared memory, threads, blocks per SM
-};
-
-// One output row as (name, text, is_number) per field, in one order for CSV and JSON.
-using Fields = std::vector<std::tuple<std::string, std::string, bool>>;
-
-struct Result {
-    std::string step;     // "03"
-    std::string name;     // "naive"
-    std::string variant;  // the kernel's name inside the step
-    Shape shape;
-    Precision precision = Precision::f32;
-    bool cold = true;
-    Stats time;
-    double ceiling_gbps = 0;    // measured on this run
-    double datasheet_gbps = 0;  // 0 where there is none
-    Traffic traffic;            // what the kernel loads and stores, for CGMA
-    std::string launch;         // "grid 32768, block 256" or "16 threads, static"
-    OccupancyReport occupancy;
-    bool verified = false;
-    bool verify_skipped = false;
-    // A step's own figures, appended to its CSV and JSON rows: (name, value, is a number).
-    Fields extra;
-    // Right-hand sides of Y = A·X (step 16): the byte model reads X and writes Y k times over,
-    // the flops and CGMA count k multiply-adds per element of A. 1 for every GEMV step.
-    std::int64_t vectors = 1;
-
-    std::uint64_t bytes() const;  // the model's: A, x (X) and y (Y) once
-    double gbps() const;          // model bytes (A, x, y once) over the median time
-    double gflops() const;
-    double pct_ceiling() const;
-    double pct_datasheet() const;
-    double cgma() const;
-    double intensity() const;
-};
-
-// A result with what every step fills the same way: the step, the variant, the problem and the
-// options it ran with (shape, precision, cache, whether it is verified).
-Result result_of(const StepSpec& spec, const Options& o, const std::string& variant);
+enum class Format { table, csv, json };
 
 void print_results(std::ostream& out, Format format, const Metadata& meta, const std::vector<Result>& results);
 
@@ -90,17 +30,32 @@ struct ShownFigures {
 ShownFigures shown_figures(double gbps, double pct_ceiling, double gflops, double median_ms, bool failed, bool cpu);
 std::string noise_note();  // the line under a table that shows "noise"
 
-// The writers behind print_results, for a program whose rows are not GEMV results (step 07).
-// CSV (the names once, then a line per row) or JSON (an array of objects); not Format::table.
+// The writers behind print_results, for a program whose rows are not GEMV results (step 00's
+// facts, step 07's products, the ladder's, step 11's benchmark). CSV (the names of the first row
+// once, then a line per row, each cell quoted where it holds a comma, a quote or a line break) or
+// JSON (an array of objects); not Format::table.
 void print_fields(std::ostream& out, Format format, const std::vector<Fields>& rows);
 // Columns padded to their widest cell, two spaces apart; the columns in `left` are left-aligned.
+// A row with fewer cells than the head (a note such as "skipped") is printed unpadded.
 void print_columns(std::ostream& out, const std::vector<std::string>& head,
                    const std::vector<std::vector<std::string>>& rows, const std::vector<std::size_t>& left);
-// "12.3" for fixed(12.345, 1); "75% (registers)" for an occupancy, "-" for none.
-std::string fixed(double v, int digits);
-std::string occupancy_text(const OccupancyReport& o);
 
-// Human-readable sizes for tables: "256.0 MiB".
-std::string format_bytes(double bytes);
+// The pieces of a row that programs with rows of their own share with print_results, in its order
+// and with its names: device, units, runtime, driver, build_type, git_revision; median_ms, min_ms,
+// max_ms; threads_per_block, registers_per_thread, shared_bytes_per_block, blocks_per_sm,
+// occupancy, limiter.
+Fields metadata_fields(const Metadata& meta);
+Fields time_fields(const Stats& time);
+Fields occupancy_fields(const OccupancyReport& o);
+// Appends more to row.
+void append(Fields& row, const Fields& more);
+
+// "on <device> (132 SMs, CUDA runtime 13.0, driver 13.0), Release build, <revision>", or for a CPU
+// "(16 threads)": the line under a table's title.
+std::string origin_line(const Metadata& meta);
+// "yes", "NO", or "not checked" where the run skipped verification.
+std::string verified_text(bool checked, bool ok);
+// "75% (registers)" for an occupancy, "-" for none.
+std::string occupancy_text(const OccupancyReport& o);
 
 }  // namespace gemv

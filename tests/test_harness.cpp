@@ -243,7 +243,8 @@ StepSpec test_spec() {
     s.name = "test";
     s.title = "a test";
     s.layouts = {Layout::col};
-    s.options = {{"block-size", "threads per block", "256", {}, 32, 1024}, {"variant", "which", "a", {"a", "b"}}};
+    s.options = {integer_option("block-size", "threads per block", 256, 32, 1024),
+                 choice_option("variant", "which", "a", {"a", "b"})};
     return s;
 }
 
@@ -271,9 +272,43 @@ TEST_CASE("the command line parses good input", "[harness][cli]") {
     REQUIRE(o.reps == 3);
     REQUIRE_FALSE(o.cold);
     REQUIRE(o.format == Format::json);
-    REQUIRE(o.get_int("block-size") == 64);
-    REQUIRE(o.get("variant") == "b");
+    REQUIRE(o.integer("block-size") == 64);
+    REQUIRE(o.text("variant") == "b");
     REQUIRE_FALSE(o.verify);
+    REQUIRE(o.given(CommonOption::m));
+    REQUIRE_FALSE(o.given(CommonOption::warmup));
+}
+
+TEST_CASE("typed options: an option with no default is an unset optional until given", "[harness][cli]") {
+    StepSpec s = test_spec();
+    s.options.push_back(integer_option("k", "inner dimension (default: the same as --n)", std::nullopt, 1, 100));
+    const char* none[] = {"prog"};
+    const Options unset = parse_options(1, none, s);
+    REQUIRE_FALSE(unset.integer_if_set("k"));
+    REQUIRE(unset.integer("block-size") == 256);  // the default
+    REQUIRE_THROWS_AS(unset.integer("k"), std::logic_error);
+    REQUIRE_THROWS_AS(unset.text("block-size"), std::logic_error);  // a number, not text
+    const char* given[] = {"prog", "--k", "7"};
+    REQUIRE(parse_options(3, given, s).integer_if_set("k") == 7);
+    REQUIRE(usage(s).find("--k N               inner dimension (default: the same as --n)\n") != std::string::npos);
+}
+
+TEST_CASE("a tool takes only the common options it declares", "[harness][cli]") {
+    StepSpec s = test_spec();
+    s.common = {CommonOption::precision, CommonOption::reps};
+    const char* reps[] = {"prog", "--reps", "3", "--precision", "double"};
+    REQUIRE(parse_options(5, reps, s).reps == 3);
+    for (const char* undeclared : {"--m", "--cache", "--format", "--no-verify"}) {
+        const char* args[] = {"prog", undeclared, "1"};
+        try {
+            parse_options(3, args, s);
+            FAIL(std::string(undeclared) + " was taken");
+        } catch (const UsageError& e) {
+            REQUIRE(std::string(e.what()).find("unknown option '" + std::string(undeclared) + "'") == 0);
+        }
+    }
+    REQUIRE(usage(s).find("--m ") == std::string::npos);
+    REQUIRE(usage(s).find("--reps N") != std::string::npos);
 }
 
 TEST_CASE("the command line refuses every bad input with a message naming it", "[harness][cli]") {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "formats.hpp"
 #include "random.hpp"
+#include "storage.hpp"
 #include "verify.hpp"
 
 namespace {

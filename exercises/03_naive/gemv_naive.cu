@@ -1,6 +1,6 @@
 // Generated from solutions/03_naive/gemv_naive.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 03
 #include "gemv_naive.cuh"
-#include "gpu_step.hpp"
+#include "limits.hpp"
 
 // BEGIN EXCERPT kernel
 // One thread per row: thread `row` walks row `row` of A from left to right.

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "gemv_shared_reduction.cuh"
-#include "gpu_step.hpp"
+#include "limits.hpp"
 #include "shared_memory.cuh"
 
 namespace {
@@ -28,7 +28,7 @@ __device__ void block_tree_sum(T* q, int k, int count) {
 // reduce (the textbook's cudaReduceMV, for any n): block `row` owns row `row`; its threads stride
 // over the row, neighbours on neighbouring elements, then meet in shared memory.
 template <class T>
-__global__ void gemv_block_per_row(const T* A, const T* x, T* y, int n) {
+__global__ void gemv_reduce_kernel(const T* A, const T* x, T* y, int n) {
     T* q = shared_partials<T>();
     const int row = blockIdx.x;
     T sum = 0;
@@ -42,7 +42,7 @@ __global__ void gemv_block_per_row(const T* A, const T* x, T* y, int n) {
 // works on row blockIdx.x·T + t, columns z, z+Z, ...; each row's Z partials meet in its own
 // stretch of shared memory.
 template <class T>
-__global__ void gemv_rows_by_threads(const T* A, const T* x, T* y, int m, int n) {
+__global__ void gemv_large_kernel(const T* A, const T* x, T* y, int m, int n) {
     const int z = threadIdx.x, Z = blockDim.x;
     const int row = blockIdx.x * blockDim.y + threadIdx.y;
     T* q = shared_partials<T>() + threadIdx.y * Z;
@@ -59,7 +59,7 @@ __global__ void gemv_rows_by_threads(const T* A, const T* x, T* y, int m, int n)
 // neighbouring lanes of one warp and add their partials in registers, without shared memory or
 // block-wide barriers.
 template <class T>
-__global__ void gemv_rows_by_warp_lanes(const T* A, const T* x, T* y, int m, int n) {
+__global__ void gemv_shuffle_kernel(const T* A, const T* x, T* y, int m, int n) {
     const int z = threadIdx.x, Z = blockDim.x;
     const int row = blockIdx.x * blockDim.y + threadIdx.y;
     T sum = 0;
@@ -76,7 +76,7 @@ __global__ void gemv_rows_by_warp_lanes(const T* A, const T* x, T* y, int m, int
 // s, s+p, s+2p, ... (on row-major A the p threads of a row then read p neighbouring elements
 // together), and writes the partial to column s of the column-major m×p workspace.
 template <class T>
-__global__ void gemv_partial_sums(const T* A, const T* x, T* partial, int m, int n) {
+__global__ void gemv_two_pass_partials(const T* A, const T* x, T* partial, int m, int n) {
     const int s = threadIdx.x, p = blockDim.x;
     const int row = blockIdx.x * blockDim.y + threadIdx.y;
     if (row >= m) return;  // no barriers here: spare threads may leave
@@ -90,7 +90,7 @@ __global__ void gemv_partial_sums(const T* A, const T* x, T* partial, int m, int
 // two_pass, pass 2 (Bainville's reduce_rows): one thread per row adds the row's p partials.
 // Neighbouring rows are neighbours in every column of the workspace, so these loads coalesce.
 template <class T>
-__global__ void gemv_sum_partials(const T* partial, T* y, int m, int p) {
+__global__ void gemv_two_pass_sum(const T* partial, T* y, int m, int p) {
     // TODO: one thread per row (skip row >= m): y[row] = sum over s < p of partial[s * m + row]
 }
 // END EXCERPT pass2
@@ -120,7 +120,7 @@ gemv::Launch gemv_reduce_launch(std::int64_t m, std::int64_t n, int block_size) 
     l.grid = dim3(static_cast<unsigned>(m));  // one block per row (m < 2^31 after the check above)
     l.block = dim3(block_size);
     l.dynamic_shared = block_size * sizeof(T);
-    l.kernel = reinterpret_cast<const void*>(&gemv_block_per_row<T>);
+    l.kernel = reinterpret_cast<const void*>(&gemv_reduce_kernel<T>);
     return l;
 }
 
@@ -128,14 +128,15 @@ template <class T>
 void gemv_reduce(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, const gemv::Launch& l,
                  cudaStream_t stream) {
     (void)m;  // the grid is m blocks
-    gemv_block_per_row<T><<<l.grid, l.block, l.dynamic_shared, stream>>>(A, x, y, static_cast<int>(n));
+    gemv_reduce_kernel<T><<<l.grid, l.block, l.dynamic_shared, stream>>>(A, x, y, static_cast<int>(n));
     GEMV_CUDA_CHECK_LAUNCH();
 }
 
 namespace {
 
-gemv::Launch rows_by_threads_launch(std::int64_t m, std::int64_t n, int rows_per_block, int threads_per_row,
-                                    const std::string& kernel) {
+// The block large and shuffle share: T rows (--rows-per-block), Z threads on each (--threads-per-row).
+gemv::Launch rows_and_threads_launch(std::int64_t m, std::int64_t n, int rows_per_block, int threads_per_row,
+                                     const std::string& kernel) {
     require_block(static_cast<std::int64_t>(rows_per_block) * threads_per_row,
                   "--rows-per-block " + std::to_string(rows_per_block) + " x --threads-per-row " +
                       std::to_string(threads_per_row));
@@ -150,16 +151,16 @@ gemv::Launch rows_by_threads_launch(std::int64_t m, std::int64_t n, int rows_per
 
 template <class T>
 gemv::Launch gemv_large_launch(std::int64_t m, std::int64_t n, int rows_per_block, int threads_per_row) {
-    gemv::Launch l = rows_by_threads_launch(m, n, rows_per_block, threads_per_row, "step 06's large kernel");
+    gemv::Launch l = rows_and_threads_launch(m, n, rows_per_block, threads_per_row, "step 06's large kernel");
     l.dynamic_shared = static_cast<std::size_t>(rows_per_block) * threads_per_row * sizeof(T);
-    l.kernel = reinterpret_cast<const void*>(&gemv_rows_by_threads<T>);
+    l.kernel = reinterpret_cast<const void*>(&gemv_large_kernel<T>);
     return l;
 }
 
 template <class T>
 void gemv_large(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, const gemv::Launch& l,
                 cudaStream_t stream) {
-    gemv_rows_by_threads<T>
+    gemv_large_kernel<T>
         <<<l.grid, l.block, l.dynamic_shared, stream>>>(A, x, y, static_cast<int>(m), static_cast<int>(n));
     GEMV_CUDA_CHECK_LAUNCH();
 }
@@ -170,15 +171,15 @@ gemv::Launch gemv_shuffle_launch(std::int64_t m, std::int64_t n, int rows_per_bl
     if (threads_per_row < 1 || threads_per_row > 32 || (threads_per_row & (threads_per_row - 1)) != 0)
         throw gemv::UsageError("the shuffle variant needs --threads-per-row a power of two from 1 to 32, not " +
                                std::to_string(threads_per_row) + " (the large variant takes any)");
-    gemv::Launch l = rows_by_threads_launch(m, n, rows_per_block, threads_per_row, "step 06's shuffle kernel");
-    l.kernel = reinterpret_cast<const void*>(&gemv_rows_by_warp_lanes<T>);
+    gemv::Launch l = rows_and_threads_launch(m, n, rows_per_block, threads_per_row, "step 06's shuffle kernel");
+    l.kernel = reinterpret_cast<const void*>(&gemv_shuffle_kernel<T>);
     return l;
 }
 
 template <class T>
 void gemv_shuffle(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n, const gemv::Launch& l,
                   cudaStream_t stream) {
-    gemv_rows_by_warp_lanes<T><<<l.grid, l.block, 0, stream>>>(A, x, y, static_cast<int>(m), static_cast<int>(n));
+    gemv_shuffle_kernel<T><<<l.grid, l.block, 0, stream>>>(A, x, y, static_cast<int>(m), static_cast<int>(n));
     GEMV_CUDA_CHECK_LAUNCH();
 }
 
@@ -197,18 +198,18 @@ gemv::Launch gemv_two_pass_launch(std::int64_t m, std::int64_t n, int p) {
     gemv::Launch l;
     l.grid = dim3(static_cast<unsigned>(gemv::div_up(m, rows)));
     l.block = dim3(p, rows);
-    l.kernel = reinterpret_cast<const void*>(&gemv_partial_sums<T>);
+    l.kernel = reinterpret_cast<const void*>(&gemv_two_pass_partials<T>);
     return l;
 }
 
 template <class T>
 void gemv_two_pass(const T* A, const T* x, T* y, T* partial, std::int64_t m, std::int64_t n, int p,
                    const gemv::Launch& l, cudaStream_t stream) {
-    gemv_partial_sums<T><<<l.grid, l.block, 0, stream>>>(A, x, partial, static_cast<int>(m), static_cast<int>(n));
+    gemv_two_pass_partials<T><<<l.grid, l.block, 0, stream>>>(A, x, partial, static_cast<int>(m), static_cast<int>(n));
     GEMV_CUDA_CHECK_LAUNCH();
     // Same stream: pass 2 starts after every partial of pass 1 is written.
     const dim3 grid(static_cast<unsigned>(gemv::div_up(m, kSumBlock)));
-    gemv_sum_partials<T><<<grid, kSumBlock, 0, stream>>>(partial, y, static_cast<int>(m), p);
+    gemv_two_pass_sum<T><<<grid, kSumBlock, 0, stream>>>(partial, y, static_cast<int>(m), p);
     GEMV_CUDA_CHECK_LAUNCH();
 }
 

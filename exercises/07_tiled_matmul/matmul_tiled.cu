@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <string>
 
-#include "gpu_step.hpp"
+#include "limits.hpp"
 #include "matmul_tiled.cuh"
 
 namespace {

@@ -2,8 +2,8 @@
 #include <climits>
 #include <string>
 
+#include "errors.hpp"
 #include "gemv_threads_cols.cuh"
-#include "gpu_step.hpp"
 #include "shared_memory.cuh"
 
 namespace {

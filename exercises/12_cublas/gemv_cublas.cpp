@@ -5,23 +5,7 @@
 #include <string>
 
 #include "check.hpp"
-#include "cli.hpp"
-
-CublasHandle::CublasHandle() {
-    GEMV_CUBLAS_CHECK(cublasCreate(&handle_));
-}
-
-CublasHandle::~CublasHandle() {
-    if (handle_) cublasDestroy(handle_);
-}
-
-cublasHandle_t CublasHandle::on(cudaStream_t stream) {
-    if (stream != stream_) {
-        GEMV_CUBLAS_CHECK(cublasSetStream(handle_, stream));
-        stream_ = stream;
-    }
-    return handle_;
-}
+#include "errors.hpp"
 
 void gemv_cublas_require_int_sizes(std::int64_t m, std::int64_t n) {
     if (m > INT_MAX || n > INT_MAX)

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "cli.hpp"
+#include "errors.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 #include "gemv_naive.cuh"
-#include "gpu_step.hpp"
+#include "limits.hpp"
 
 // BEGIN EXCERPT kernel
 // One thread per row: thread `row` walks row `row` of A from left to right.

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "gemv_coalesced.cuh"
-#include "gpu_step.hpp"
+#include "limits.hpp"
 
 // BEGIN EXCERPT kernel
 // One thread per row, as in step 03; only the layout of A changed. Column j of A is contiguous,

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "gemv_shared_x.cuh"
-#include "gpu_step.hpp"
+#include "limits.hpp"
 #include "shared_memory.cuh"
 
 // The block's chunk of x: BLOCKSIZE elements of dynamic shared memory (sized at launch).

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <string>
 
-#include "gpu_step.hpp"
+#include "limits.hpp"
 #include "matmul_tiled.cuh"
 
 namespace {

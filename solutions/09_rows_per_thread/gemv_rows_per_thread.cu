@@ -1,8 +1,8 @@
 #include <climits>
 #include <string>
 
+#include "errors.hpp"
 #include "gemv_rows_per_thread.cuh"
-#include "gpu_step.hpp"
 #include "shared_memory.cuh"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "cli.hpp"
+#include "errors.hpp"
 #include "versatile_device.cuh"
 #include "versatile_kernels.cuh"
 

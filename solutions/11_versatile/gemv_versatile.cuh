@@ -17,7 +17,7 @@
 #include <string>
 
 #include "device.hpp"
-#include "formats.hpp"
+#include "storage.hpp"
 #include "versatile_config.hpp"
 
 enum class Family { col, col_short, col_flat, col_tiles, row, row_short, row_flat, row_tiles };

@@ -38,6 +38,29 @@ struct VersatileConfig {
 };
 // END EXCERPT config
 
+// A configuration written by name, where a list of candidates would otherwise be a row of bare
+// numbers: NamedConfig().block(256).vector(4).threads_per_row(256).loads(Loads::flat). Fields not
+// named keep VersatileConfig's defaults.
+class NamedConfig {
+public:
+    NamedConfig& block(int v) { return set(&VersatileConfig::block, v); }
+    NamedConfig& vector(int v) { return set(&VersatileConfig::vector, v); }
+    NamedConfig& unroll(int v) { return set(&VersatileConfig::unroll, v); }
+    NamedConfig& threads_per_row(int v) { return set(&VersatileConfig::threads_per_row, v); }
+    NamedConfig& blocks_per_row(std::int64_t v) { return set(&VersatileConfig::blocks_per_row, v); }
+    NamedConfig& combine(Combine v) { return set(&VersatileConfig::combine, v); }
+    NamedConfig& loads(Loads v) { return set(&VersatileConfig::loads, v); }
+    operator VersatileConfig() const { return c_; }
+
+private:
+    template <class Field, class Value>
+    NamedConfig& set(Field VersatileConfig::*field, Value v) {
+        c_.*field = v;
+        return *this;
+    }
+    VersatileConfig c_;
+};
+
 const char* to_string(Combine c);
 const char* to_string(Loads l);
 

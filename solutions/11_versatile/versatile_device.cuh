@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "formats.hpp"
 #include "shared_memory.cuh"
+#include "storage.hpp"
 #include "versatile_config.hpp"
 
 // Every kernel of step 11 takes this one argument: it reads the fields its family needs. A and x

@@ -5,27 +5,15 @@
 
 #include <cstdint>
 
+#include "cublas_handle.hpp"
 #include "problem.hpp"
 
 // Step 12: y = A·x through cuBLAS, the yardstick of the ladder. cuBLAS is column-major, like
 // Fortran BLAS: column-major A is its own matrix (op N, lda = m); row-major A, read column by
 // column, is the n×m matrix Aᵀ, so y = A·x is op T on it (lda = n). No copy, no transpose.
 
-// One cuBLAS handle for the whole run: creating one costs far more than a small product, so it is
-// made once, and the harness's warm-up runs pay for cuBLAS's first-call set-up.
-class CublasHandle {
-public:
-    CublasHandle();
-    ~CublasHandle();
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    // The handle, bound to stream (cublasSetStream only when the stream changes).
-    cublasHandle_t on(cudaStream_t stream);
-
-private:
-    cublasHandle_t handle_ = nullptr;
-    cudaStream_t stream_ = nullptr;
-};
+// One cuBLAS handle for the whole run (common/cublas_handle.hpp).
+using gemv::CublasHandle;
 
 // cuBLAS takes int sizes: refuses (UsageError) m or n past INT_MAX rather than truncate them.
 void gemv_cublas_require_int_sizes(std::int64_t m, std::int64_t n);

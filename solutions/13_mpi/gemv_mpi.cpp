@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string>
 
-#include "cli.hpp"
 #include "gemv_cpu_loop.hpp"
 #include "gemv_cpu_openmp.hpp"
+#include "limits.hpp"
 #include "problem.hpp"
 
 void require_mpi_counts(std::int64_t m, std::int64_t n) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "check.hpp"
-#include "cli.hpp"
+#include "errors.hpp"
 #include "gemv_cublas.hpp"
 #include "gemv_versatile.cuh"
 #include "tuning_table.hpp"

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "device.hpp"
-#include "formats.hpp"
+#include "storage.hpp"
 
 // Step 15: A and x stored in bf16, fp16 or fp8 (e4m3), added up in float, y in float: the decode
 // step of a language model, one token's y = W·x. A 16-byte load now carries 16 / sizeof(T)

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "formats.hpp"
+#include "storage.hpp"
 #include "gemv_cublas.hpp"
 
 // The yardstick of step 16: Y = A·X as cuBLAS's gemm, called as step 12 calls gemv, without

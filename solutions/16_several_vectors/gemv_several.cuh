@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "device.hpp"
-#include "formats.hpp"
+#include "storage.hpp"
 #include "several_vectors.hpp"
 
 // Step 16's kernels: Y = A·X for k vectors, A m×n in T (float or bf16) in `layout`, X n×k and Y

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "device.hpp"
-#include "formats.hpp"
+#include "storage.hpp"
 
 // Step 16's problem, made and checked on the GPU as step 15's (common/device_problem.cuh) is, for
 // k vectors: A (m×n, flat element e is random_value(seed, 1, e), so vector 0 sees step 15's A) and

@@ -34,7 +34,7 @@ template <class T>
 std::vector<gemv::CpuKernel> kernels(const gemv::Options& o, const gemv::HostProblem<T>& p, T* y) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const auto traffic = gemv::traffic_x_per_row(m, n);
-    const std::string which = o.get("variant");
+    const std::string which = o.text("variant");
     std::vector<gemv::CpuKernel> ks;
     if (which == "all" || which == "dynamic") {
         // GRNET's first version: A initialised by one thread, so all of it lives where that
@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
     spec.title = "OpenMP over the rows: dynamic schedule against static schedule with first touch";
     spec.default_m = spec.default_n = 4096;
     spec.default_reps = 5;
-    spec.options = {{"variant", "which kernels to run", "all", {"all", "dynamic", "static", "static4", "openblas"}}};
+    spec.options = {gemv::choice_option("variant", "which kernels to run", "all",
+                                        {"all", "dynamic", "static", "static4", "openblas"})};
     return gemv::cpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }

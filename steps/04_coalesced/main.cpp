@@ -8,7 +8,7 @@ namespace {
 template <class T>
 std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceFacts&, const T* A, const T* x, T* y) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const gemv::Launch launch = gemv_coalesced_launch<T>(m, n, static_cast<int>(o.get_int("block-size")));
+    const gemv::Launch launch = gemv_coalesced_launch<T>(m, n, static_cast<int>(o.integer("block-size")));
     // Still A once and all of x for every row (the cache serves most of x): CGMA 1/2, as in step 03.
     return {{"one thread per row", launch, gemv::traffic_x_per_row(m, n),
              [=](cudaStream_t s) { gemv_coalesced(A, x, y, m, n, launch, s); }}};
@@ -21,8 +21,7 @@ int main(int argc, char** argv) {
     spec.number = "04";
     spec.name = "coalesced";
     spec.title = "CUDA, one thread per row of column-major A: coalesced loads";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::col};
-    spec.options = {{"block-size", "threads per block", "256", {}, 32, 1024}};
+    spec.options = {gemv::integer_option("block-size", "threads per block", 256, 32, 1024)};
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }

@@ -3,14 +3,11 @@
 // loaded into shared memory is used TILE times; GEMV has no such reuse of A, which is the point.
 #include <cublas_v2.h>
 
-#include <iomanip>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
-#include <tuple>
 
-#include "cpu_step.hpp"
+#include "cublas_handle.hpp"
 #include "gpu_step.hpp"
 #include "matmul_check.hpp"
 #include "matmul_tiled.cuh"
@@ -32,19 +29,6 @@ struct MatmulResult {
     bool verified = false;
 };
 
-// One cuBLAS handle for the whole run: created once, warmed up by the untimed runs.
-class CublasHandle {
-public:
-    CublasHandle() { GEMV_CUBLAS_CHECK(cublasCreate(&handle_)); }
-    ~CublasHandle() { cublasDestroy(handle_); }
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    cublasHandle_t get() const { return handle_; }
-
-private:
-    cublasHandle_t handle_ = nullptr;
-};
-
 // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: cuBLAS gets B first, and every leading
 // dimension is a row length.
 void cublas_gemm(cublasHandle_t h, const float* A, const float* B, float* C, int m, int n, int k) {
@@ -58,56 +42,44 @@ void cublas_gemm(cublasHandle_t h, const double* A, const double* B, double* C, 
 
 using gemv::fixed;
 
+std::string launch_text(const MatmulKernel& k) {
+    return k.launch.kernel ? k.launch.describe() : "library call";
+}
+
 struct Figures {
     double flops, min_bytes;  // 2·m·n·k; A, B and C once
 };
 
-// Every field of a row as (name, text, is_number), in one order for CSV and JSON.
+// Every field of a row, in one order for CSV and JSON: print_results's names where they mean the same.
 gemv::Fields fields(const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k, const Figures& f,
                     const MatmulResult& r) {
-    const auto num = [](double v) {
-        std::ostringstream s;
-        s << std::setprecision(6) << v;
-        return s.str();
-    };
+    using gemv::number;
     const auto whole = [](double v) { return fixed(v, 0); };  // counts, exact up to 2^53
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const double seconds = r.time.median_ms * 1e-3;
-    const gemv::OccupancyReport& occ = r.occupancy;
-    return {{"step", "07", false},
-            {"name", "tiled_matmul", false},
-            {"variant", r.kernel.variant, false},
-            {"tile", std::to_string(r.kernel.tile), true},
-            {"device", meta.device, false},
-            {"units", std::to_string(meta.units), true},
-            {"runtime", meta.runtime_version, false},
-            {"driver", meta.driver_version, false},
-            {"build_type", meta.build_type, false},
-            {"git_revision", meta.git_revision, false},
-            {"precision", gemv::to_string(o.precision), false},
-            {"layout", "row", false},
-            {"m", std::to_string(m), true},
-            {"n", std::to_string(n), true},
-            {"k", std::to_string(k), true},
-            {"bytes", whole(f.min_bytes), true},
-            {"flops", whole(f.flops), true},
-            {"cache", o.cold ? "cold" : "hot", false},
-            {"reps", std::to_string(r.time.reps), true},
-            {"median_ms", num(r.time.median_ms), true},
-            {"min_ms", num(r.time.min_ms), true},
-            {"max_ms", num(r.time.max_ms), true},
-            {"gflops", num(f.flops / seconds / 1e9), true},
-            {"gbps", num(f.min_bytes / seconds / 1e9), true},
-            {"global_accesses", r.kernel.accesses > 0 ? whole(r.kernel.accesses) : "", true},
-            {"cgma", r.kernel.accesses > 0 ? num(matmul_cgma(m, n, k, r.kernel.accesses)) : "", true},
-            {"launch", r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call", false},
-            {"threads_per_block", std::to_string(occ.threads_per_block), true},
-            {"registers_per_thread", std::to_string(occ.registers_per_thread), true},
-            {"shared_bytes_per_block", std::to_string(occ.shared_bytes_per_block), true},
-            {"blocks_per_sm", std::to_string(occ.blocks_per_sm), true},
-            {"occupancy", num(occ.occupancy), true},
-            {"limiter", occ.valid ? occ.limiter : "-", false},
-            {"verified", o.verify ? (r.verified ? "yes" : "NO") : "not checked", false}};
+    gemv::Fields row = {{"step", "07", false},
+                        {"name", "tiled_matmul", false},
+                        {"variant", r.kernel.variant, false},
+                        {"tile", std::to_string(r.kernel.tile), true}};
+    gemv::append(row, gemv::metadata_fields(meta));
+    gemv::append(row, {{"precision", gemv::to_string(o.precision), false},
+                       {"layout", "row", false},
+                       {"m", std::to_string(m), true},
+                       {"n", std::to_string(n), true},
+                       {"k", std::to_string(k), true},
+                       {"bytes", whole(f.min_bytes), true},
+                       {"flops", whole(f.flops), true},
+                       {"cache", o.cold ? "cold" : "hot", false},
+                       {"reps", std::to_string(r.time.reps), true}});
+    gemv::append(row, gemv::time_fields(r.time));
+    gemv::append(row, {{"gflops", number(f.flops / seconds / 1e9), true},
+                       {"gbps", number(f.min_bytes / seconds / 1e9), true},
+                       {"global_accesses", r.kernel.accesses > 0 ? whole(r.kernel.accesses) : "", true},
+                       {"cgma", r.kernel.accesses > 0 ? number(matmul_cgma(m, n, k, r.kernel.accesses)) : "", true},
+                       {"launch", launch_text(r.kernel), false}});
+    gemv::append(row, gemv::occupancy_fields(r.occupancy));
+    row.push_back({"verified", gemv::verified_text(o.verify, r.verified), false});
+    return row;
 }
 
 void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_t k, const Figures& f,
@@ -116,9 +88,7 @@ void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_
     std::cout << "step 07 tiled_matmul: " << gemv::to_string(o.precision) << ", C = A*B with A " << m << " x " << k
               << " and B " << k << " x " << n << ", row-major (" << gemv::format_bytes(f.min_bytes)
               << " moved at least), " << (o.cold ? "cold" : "hot") << " cache, median of " << o.reps << "\n"
-              << "on " << meta.device << " (" << meta.units << " SMs, CUDA runtime " << meta.runtime_version
-              << ", driver " << meta.driver_version << "), " << meta.build_type << " build, " << meta.git_revision
-              << "\n\n";
+              << gemv::origin_line(meta) << "\n\n";
     const std::vector<std::string> head = {"variant", "time [us]", "min..max [us]", "GFLOP/s", "GB/s",
                                            "CGMA",    "launch",    "occupancy",     "regs",    "verified"};
     std::vector<std::vector<std::string>> rows;
@@ -129,9 +99,9 @@ void print_table(const gemv::Metadata& meta, const gemv::Options& o, std::int64_
                         fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1),
                         fixed(f.flops / seconds / 1e9, 1), fixed(f.min_bytes / seconds / 1e9, 1),
                         r.kernel.accesses > 0 ? fixed(matmul_cgma(m, n, k, r.kernel.accesses), 3) : "-",
-                        r.kernel.launch.kernel ? r.kernel.launch.describe() : "library call", gemv::occupancy_text(occ),
+                        launch_text(r.kernel), gemv::occupancy_text(occ),
                         occ.valid ? std::to_string(occ.registers_per_thread) : "-",
-                        o.verify ? (r.verified ? "yes" : "NO") : "not checked"});
+                        gemv::verified_text(o.verify, r.verified)});
     }
     gemv::print_columns(std::cout, head, rows, {0, 6, 7});
     std::cout << "\nGFLOP/s counts 2*m*n*k; GB/s counts A, B and C once; CGMA is multiply-adds per global load or store"
@@ -148,32 +118,71 @@ void print_rows(gemv::Format format, const gemv::Metadata& meta, const gemv::Opt
     gemv::print_fields(std::cout, format, rows);
 }
 
+// The bytes of A, B and C (of C alone in c_bytes), refused where they do not fit in 64 bits.
 template <class T>
-int run(const gemv::Options& o) {
-    const gemv::DeviceFacts facts = gemv::query_device();
-    const std::int64_t m = o.shape.m, n = o.shape.n;
-    const std::int64_t k = o.get_int("k") > 0 ? o.get_int("k") : n;
-    std::uint64_t bytes = 0, c_bytes = 0;
+std::uint64_t product_bytes(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t& c_bytes) {
     try {
         c_bytes = gemv::matrix_bytes(m, n, sizeof(T));
-        bytes = gemv::checked_add(gemv::matrix_bytes(m, k, sizeof(T)), gemv::matrix_bytes(k, n, sizeof(T)), "A+B");
-        bytes = gemv::checked_add(bytes, c_bytes, "the bytes of A, B and C");
+        const std::uint64_t ab =
+            gemv::checked_add(gemv::matrix_bytes(m, k, sizeof(T)), gemv::matrix_bytes(k, n, sizeof(T)), "A+B");
+        return gemv::checked_add(ab, c_bytes, "the bytes of A, B and C");
     } catch (const std::overflow_error& e) {
         throw gemv::UsageError("--m " + std::to_string(m) + " --n " + std::to_string(n) + " --k " + std::to_string(k) +
                                ": " + e.what());
     }
+}
+
+// The launches of the chosen kernels: a size or TILE they cannot take is refused before any work.
+struct Launches {
+    gemv::Launch brute;
+    std::vector<int> tiles;
+    std::vector<gemv::Launch> tiled;  // one per tile
+};
+
+template <class T>
+Launches launches_for(const std::string& tile_choice, std::int64_t m, std::int64_t n, std::int64_t k) {
+    Launches l;
+    l.brute = matmul_brute_force_launch<T>(m, n, k);
+    l.tiles = {8, 16, 32};
+    if (tile_choice != "all") l.tiles = {std::stoi(tile_choice)};
+    for (int t : l.tiles) l.tiled.push_back(matmul_tiled_launch<T>(m, n, k, t));
+    return l;
+}
+
+// mmult1, mmult2 at each TILE, and cuBLAS, on A, B and C on the device.
+template <class T>
+std::vector<MatmulKernel> kernels_on(const Launches& l, const T* a, const T* b, T* c, std::int64_t m, std::int64_t n,
+                                     std::int64_t k) {
+    std::vector<MatmulKernel> kernels;
+    const gemv::Launch brute = l.brute;
+    kernels.push_back({"mmult1 brute force", 0, brute, matmul_brute_force_accesses(m, n, k),
+                       [=](cudaStream_t s) { matmul_brute_force(a, b, c, m, n, k, brute, s); }});
+    for (std::size_t i = 0; i < l.tiles.size(); ++i) {
+        const int t = l.tiles[i];
+        const gemv::Launch tiled = l.tiled[i];
+        kernels.push_back({"mmult2 tiled " + std::to_string(t), t, tiled, matmul_tiled_accesses(m, n, k, t),
+                           [=](cudaStream_t s) { matmul_tiled(a, b, c, m, n, k, t, tiled, s); }});
+    }
+    const auto handle = std::make_shared<gemv::CublasHandle>();  // created once, warmed up by the untimed runs
+    kernels.push_back({sizeof(T) == 4 ? "cublas sgemm" : "cublas dgemm", 0, gemv::Launch{}, 0, [=](cudaStream_t s) {
+                           cublas_gemm(handle->on(s), a, b, c, static_cast<int>(m), static_cast<int>(n),
+                                       static_cast<int>(k));
+                       }});
+    return kernels;
+}
+
+template <class T>
+int run(const gemv::Options& o) {
+    const gemv::DeviceFacts facts = gemv::query_device();
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    const std::int64_t k = o.integer_if_set("k").value_or(n);
+    std::uint64_t c_bytes = 0;
+    const std::uint64_t bytes = product_bytes<T>(m, n, k, c_bytes);
     gemv::require_device_memory(facts, bytes);
     // Host: A, B, C, and the reference's two doubles per element of C.
     gemv::require_host_memory(bytes + c_bytes + (o.verify ? 2 * (c_bytes / sizeof(T)) * sizeof(double) : 0),
                               "this product");
-
-    // The kernels first: a size or TILE they cannot take is refused before any work.
-    const std::string tile_choice = o.get("tile");
-    std::vector<int> tiles = {8, 16, 32};
-    if (tile_choice != "all") tiles = {std::stoi(tile_choice)};
-    const gemv::Launch brute = matmul_brute_force_launch<T>(m, n, k);
-    std::vector<gemv::Launch> tiled;
-    for (int t : tiles) tiled.push_back(matmul_tiled_launch<T>(m, n, k, t));
+    const Launches launches = launches_for<T>(o.text("tile"), m, n, k);
 
     const MatmulProblem<T> p = make_matmul_problem<T>(m, n, k, o.seed);
     if (o.verify && static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 1e11)
@@ -183,25 +192,7 @@ int run(const gemv::Options& o) {
     gemv::DeviceArray<T> A(p.A.size()), B(p.B.size()), C(static_cast<std::size_t>(m * n));
     A.upload(p.A.data());
     B.upload(p.B.data());
-    const T* a = A.data();
-    const T* b = B.data();
-    T* c = C.data();
-
-    std::vector<MatmulKernel> kernels;
-    kernels.push_back({"mmult1 brute force", 0, brute, matmul_brute_force_accesses(m, n, k),
-                       [=](cudaStream_t s) { matmul_brute_force(a, b, c, m, n, k, brute, s); }});
-    for (std::size_t i = 0; i < tiles.size(); ++i) {
-        const int t = tiles[i];
-        const gemv::Launch l = tiled[i];
-        kernels.push_back({"mmult2 tiled " + std::to_string(t), t, l, matmul_tiled_accesses(m, n, k, t),
-                           [=](cudaStream_t s) { matmul_tiled(a, b, c, m, n, k, t, l, s); }});
-    }
-    const auto handle = std::make_shared<CublasHandle>();
-    kernels.push_back({sizeof(T) == 4 ? "cublas sgemm" : "cublas dgemm", 0, gemv::Launch{}, 0, [=](cudaStream_t s) {
-                           GEMV_CUBLAS_CHECK(cublasSetStream(handle->get(), s));
-                           cublas_gemm(handle->get(), a, b, c, static_cast<int>(m), static_cast<int>(n),
-                                       static_cast<int>(k));
-                       }});
+    const std::vector<MatmulKernel> kernels = kernels_on<T>(launches, A.data(), B.data(), C.data(), m, n, k);
 
     std::vector<MatmulResult> results;
     std::vector<T> c_host(C.size());
@@ -240,13 +231,13 @@ int main(int argc, char** argv) {
     spec.title =
         "the detour: C = A*B (A m x k, B k x n), brute-force mmult1 against tiled mmult2 and cuBLAS; "
         "CGMA from 1/2 to TILE/2";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::row};
     spec.default_m = 1024;
     spec.default_n = 1024;
     spec.options = {
-        {"k", "inner dimension: columns of A, rows of B; 0 means the same as --n", "0", {}, 0, INT32_MAX},
-        {"tile", "mmult2's TILE (compiled in)", "all", {"all", "8", "16", "32"}},
+        gemv::integer_option("k", "inner dimension: columns of A, rows of B (default: the same as --n)", std::nullopt,
+                             1, INT32_MAX),
+        gemv::choice_option("tile", "mmult2's TILE (compiled in)", "all", {"all", "8", "16", "32"}),
     };
     return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
         return o.precision == gemv::Precision::f32 ? run<float>(o) : run<double>(o);

@@ -47,9 +47,9 @@ template <class T>
 std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceFacts& facts, const T* A, const T* x,
                                      T* y) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const std::string variant = o.get("variant");
-    const int block_size = static_cast<int>(o.get_int("block-size"));
-    const int worksize_n = static_cast<int>(o.get_int("worksize-n"));
+    const std::string variant = o.text("variant");
+    const int block_size = static_cast<int>(o.integer("block-size"));
+    const int worksize_n = static_cast<int>(o.integer("worksize-n"));
     std::vector<gemv::GpuKernel> out;
     if (variant == "all" || variant == "atomic") {
         const gemv::Launch l = gemv_threads_per_row_launch<T>(m, n, block_size, worksize_n, Combine::atomic);
@@ -58,17 +58,13 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     }
     if (variant == "all" || variant == "two_pass") {
         const gemv::Launch l = gemv_threads_per_row_launch<T>(m, n, block_size, worksize_n, Combine::two_pass);
-        const std::int64_t workspace = gemv_threads_per_row_workspace(m, l);
-        gemv::require_device_memory(
-            facts, gemv::model_bytes(m, n, sizeof(T)) + static_cast<std::uint64_t>(workspace) * sizeof(T));
-        // The m x GRIDSIZE_n partials live as long as the runs that use them; NaN until pass 1 writes them.
-        auto partial = std::make_shared<gemv::DeviceArray<T>>(static_cast<std::size_t>(workspace));
-        partial->poison();
+        // The m x GRIDSIZE_n partials.
+        const auto partial = gemv::make_workspace<T>(facts, o.shape, gemv_threads_per_row_workspace(m, l));
         out.push_back({"two-pass", l, gemv_threads_per_row_traffic(m, n, l), [=](cudaStream_t s) {
                            gemv_threads_per_row_two_pass(A, x, y, partial->data(), m, n, worksize_n, l, s);
                        }});
     }
-    const int repeats = static_cast<int>(o.get_int("repeat-check"));
+    const int repeats = static_cast<int>(o.integer("repeat-check"));
     if (repeats > 0)
         for (const auto& k : out) repeat_check(k, y, m, repeats);
     return out;
@@ -81,13 +77,14 @@ int main(int argc, char** argv) {
     spec.number = "08";
     spec.name = "threads_per_row";
     spec.title = "CUDA, several threads per row of column-major A: 2-D grid, atomicAdd or a second pass";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::col};
     spec.options = {
-        {"variant", "how the parts of a row are combined", "all", {"all", "atomic", "two_pass"}},
-        {"block-size", "BLOCKSIZE: threads per block, rows per block, elements of x per chunk", "128", {}, 32, 1024},
-        {"worksize-n", "WORKSIZE_n: chunks of BLOCKSIZE columns per thread", "2", {}, 1, 1 << 20},
-        {"repeat-check", "run each variant this many more times and report how y differs (stderr)", "0", {}, 0, 1000},
+        gemv::choice_option("variant", "how the parts of a row are combined", "all", {"all", "atomic", "two_pass"}),
+        gemv::integer_option("block-size", "BLOCKSIZE: threads per block, rows per block, elements of x per chunk", 128,
+                             32, 1024),
+        gemv::integer_option("worksize-n", "WORKSIZE_n: chunks of BLOCKSIZE columns per thread", 2, 1, 1 << 20),
+        gemv::integer_option("repeat-check", "run each variant this many more times and report how y differs (stderr)",
+                             0, 0, 1000),
     };
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }

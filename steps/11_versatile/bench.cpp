@@ -4,7 +4,6 @@
 // shapes drawn from a seed. Writes CSV; prints the figures the targets are judged by on stderr.
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -12,6 +11,7 @@
 
 #include "cli.hpp"
 #include "gemv_cublas.hpp"
+#include "gemv_cublas_ex.hpp"
 #include "search.cuh"
 #include "tuning_table.hpp"
 
@@ -72,12 +72,12 @@ struct Bench {
     explicit Bench(const gemv::Options& opt) : o(opt), f(gemv::query_device()) {
         ceiling = gemv::measure_read_ceiling(f, 20);
         copy = gemv::measure_copy_gbps(f, 20);
-        max_elems = (o.get_int("max-mib") << 20) / std::int64_t(sizeof(T));
+        max_elems = (o.integer("max-mib") << 20) / std::int64_t(sizeof(T));
         max_dim = std::min<std::int64_t>(max_elems, std::int64_t(1) << 29);
     }
     bool fits(std::int64_t m, std::int64_t n) const { return m * n <= max_elems && m <= max_dim && n <= max_dim; }
     std::string table_for(gemv::Layout layout, std::int64_t m, std::int64_t n) const {
-        const std::string dir = o.get("table-dir");
+        const std::string dir = o.text("table-dir");
         if (dir == "auto") return default_table_path(f.name, gemv::precision_of<T>(), layout, m, n);
         return dir + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), kernel_layout(layout, m, n));
     }
@@ -92,13 +92,28 @@ struct Bench {
         r.plan = describe(gemv.plan());
         r.t11 = p.verified_median_ms(
             f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, o.reps, "step 11 (" + r.config + ")");
-        r.tcublas = p.verified_median_ms(
-            f, [&](cudaStream_t s) { gemv_cublas(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps, "cuBLAS");
+        r.tcublas = cublas_ms(p, layout, m, n);
         if (search) r.tbest = search_best(p, f, layout, m, n, o.reps).ms;
         rows.push_back(r);
         std::cerr << "." << std::flush;
     }
-    double gbps(const Row& r, double ms) const { return double(gemv::model_bytes(r.m, r.n, sizeof(T))) / (ms * 1e6); }
+    // cuBLAS's product in T: ?gemv in float and double, GemmEx in bf16 and fp16; none in fp8 (NaN:
+    // the verdict compares with the ceiling alone there).
+    double cublas_ms(gemv::DeviceProblem<T>& p, gemv::Layout layout, std::int64_t m, std::int64_t n) {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+            return p.verified_median_ms(
+                f, [&](cudaStream_t s) { gemv_cublas(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps,
+                "cuBLAS");
+        else if constexpr (cublas_has_product_for<T>)
+            return p.verified_median_ms(
+                f, [&](cudaStream_t s) { gemv_cublas_ex(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps,
+                "cuBLAS GemmEx");
+        else
+            return std::nan("");
+    }
+    double gbps(const Row& r, double ms) const {
+        return double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())) / (ms * 1e6);
+    }
 };
 
 template <class T>
@@ -140,7 +155,7 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
         std::uniform_real_distribution<double> logsize(std::log(4.0 * (1 << 20) / sizeof(T)),
                                                        std::log(double(b.max_elems)));
         std::uniform_real_distribution<double> aspect(-1, 1);
-        for (int k = 0; k < int(o.get_int("offmesh-points")); ++k) {
+        for (int k = 0; k < int(o.integer("offmesh-points")); ++k) {
             const double elems = std::exp(logsize(rng));
             const double ratio = std::pow(10.0, 5 * aspect(rng));  // m/n from 1e-5 to 1e5
             const std::int64_t m = std::max<std::int64_t>(3, std::llround(std::sqrt(elems * ratio)));
@@ -148,7 +163,7 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
             b.measure(p, suite, layout, m, n, true);
         }
     } else if (suite == "odd") {
-        for (auto [m, n] : odd_shapes(o.seed, int(o.get_int("odd-points")), sizeof(T), b.max_elems))
+        for (auto [m, n] : odd_shapes(o.seed, int(o.integer("odd-points")), sizeof(T), b.max_elems))
             b.measure(p, suite, layout, m, n);
     }
 }
@@ -156,14 +171,8 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
 template <class T>
 void write_csv(const Bench<T>& b, std::ostream& out) {
     const gemv::Metadata meta = b.f.metadata();
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    const auto num = [](double v) {
-        std::ostringstream s;
-        s << std::setprecision(6) << v;
-        return s.str();
-    };
+    const std::string date = gemv::utc_date();
+    using gemv::number;
     std::vector<gemv::Fields> rows;
     for (const Row& r : b.rows)
         rows.push_back({{"suite", r.suite, false},
@@ -181,14 +190,14 @@ void write_csv(const Bench<T>& b, std::ostream& out) {
                         {"bytes", std::to_string(gemv::model_bytes(r.m, r.n, sizeof(T))), true},
                         {"cache", "cold", false},
                         {"reps", std::to_string(b.o.reps), true},
-                        {"ceiling_gbps", num(b.ceiling), true},
-                        {"copy_gbps", num(b.copy), true},
-                        {"step11_ms", num(r.t11), true},
-                        {"step11_gbps", num(b.gbps(r, r.t11)), true},
-                        {"cublas_ms", num(r.tcublas), true},
-                        {"cublas_gbps", num(b.gbps(r, r.tcublas)), true},
-                        {"speedup", num(r.tcublas / r.t11), true},
-                        {"best_ms", num(r.tbest), true},
+                        {"ceiling_gbps", number(b.ceiling), true},
+                        {"copy_gbps", number(b.copy), true},
+                        {"step11_ms", number(r.t11), true},
+                        {"step11_gbps", number(b.gbps(r, r.t11)), true},
+                        {"cublas_ms", number(r.tcublas), true},
+                        {"cublas_gbps", number(b.gbps(r, r.tcublas)), true},
+                        {"speedup", number(r.tcublas / r.t11), true},
+                        {"best_ms", number(r.tbest), true},
                         {"step11_config", r.config, false},
                         {"step11_plan", r.plan, false},
                         {"step11_source", r.source, false}});
@@ -203,13 +212,14 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
     int mesh_big = 0, odd = 0;
     for (const Row& r : b.rows) {
         if (r.layout != layout) continue;
-        const double bytes = double(gemv::model_bytes(r.m, r.n, sizeof(T))), gbps = b.gbps(r, r.t11);
+        const double bytes = double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())), gbps = b.gbps(r, r.t11);
         if (r.suite == "targets") {
             min_pct = std::min(min_pct, 100 * gbps / b.ceiling);
             max_gbps = std::max(max_gbps, gbps);
             min_gbps = std::min(min_gbps, gbps);
         }
-        if (r.suite == "mesh" && bytes >= 4.0 * (1 << 20)) {
+        if (!std::isfinite(r.tcublas)) {  // fp8: no cuBLAS product to compare with
+        } else if (r.suite == "mesh" && bytes >= 4.0 * (1 << 20)) {
             log_sum += std::log(r.tcublas / r.t11);
             ++mesh_big;
             min_ratio = std::min(min_ratio, r.tcublas / r.t11);
@@ -217,7 +227,7 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
             worst_small = std::max(worst_small, r.t11 / r.tcublas);
         }
         if (r.suite == "offmesh") worst_offmesh = std::max(worst_offmesh, r.t11 / r.tbest - 1);
-        if (r.suite == "odd") {
+        if (r.suite == "odd" && std::isfinite(r.tcublas)) {
             ++odd;
             odd_min_ratio = std::min(odd_min_ratio, r.tcublas / r.t11);
         }
@@ -245,13 +255,14 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
 template <class T>
 int bench(const gemv::Options& o) {
     Bench<T> b(o);
-    std::vector<std::string> suites = {o.get("suite")};
+    std::vector<std::string> suites = {o.text("suite")};
     if (suites[0] == "all") suites = {"targets", "mesh", "curves", "offmesh", "odd"};
     std::vector<gemv::Layout> layouts = {gemv::Layout::col, gemv::Layout::row};
-    if (o.get("layouts") != "both") layouts = {o.get("layouts") == "row" ? gemv::Layout::row : gemv::Layout::col};
+    if (o.text("layouts") != "both") layouts = {o.text("layouts") == "row" ? gemv::Layout::row : gemv::Layout::col};
     std::cerr << "seed " << o.seed
-              << (o.seed_given ? ""
-                               : " (drawn: give --seed " + std::to_string(o.seed) + " to draw the same shapes again)")
+              << (o.given(gemv::CommonOption::seed)
+                      ? ""
+                      : " (drawn: give --seed " + std::to_string(o.seed) + " to draw the same shapes again)")
               << "\n";
     gemv::DeviceProblem<T> p(b.max_elems, b.max_dim, o.seed);
     for (gemv::Layout layout : layouts)
@@ -259,7 +270,7 @@ int bench(const gemv::Options& o) {
     std::cerr << "\nceiling " << std::setprecision(0) << std::fixed << b.ceiling << " GB/s, copy " << b.copy
               << " GB/s\n";
     std::ofstream file;
-    const std::string out = o.get("out");
+    const std::string out = o.text("out");
     if (out != "-") file.open(out);
     write_csv(b, out == "-" ? std::cout : file);
     for (gemv::Layout layout : layouts) print_verdict(b, layout);
@@ -273,17 +284,22 @@ int main(int argc, char** argv) {
     spec.number = "11";
     spec.name = "bench";
     spec.title = "step 11 tuned against cuBLAS and the read ceiling, one run, cold L2, verified";
-    spec.gpu = true;
+    spec.common = {gemv::CommonOption::precision, gemv::CommonOption::reps, gemv::CommonOption::seed};
+    spec.precisions = {gemv::Precision::f32, gemv::Precision::f64, gemv::Precision::bf16, gemv::Precision::f16,
+                       gemv::Precision::fp8};  // step 15's formats too (fp8 against the ceiling alone)
     spec.default_reps = 15;
-    spec.options = {{"suite", "what to measure", "targets", {"targets", "mesh", "curves", "offmesh", "odd", "all"}},
-                    {"layouts", "which layouts", "both", {"col", "row", "both"}},
-                    {"max-mib", "largest footprint of A, MiB", "4096", {}, 1, 1 << 20},
-                    {"offmesh-points", "shapes off the mesh to check", "8", {}, 1, 1000},
-                    {"odd-points", "odd and prime shapes to draw (the degenerate ones come on top)", "16", {}, 1, 1000},
-                    {"table-dir", "where the tuning tables are (default: beside the solution)", "auto", {}, 0, 0, true},
-                    {"out", "CSV file, - for standard output", "-", {}, 0, 0, true}};
+    spec.options = {
+        gemv::choice_option("suite", "what to measure", "targets",
+                            {"targets", "mesh", "curves", "offmesh", "odd", "all"}),
+        gemv::choice_option("layouts", "which layouts", "both", {"col", "row", "both"}),
+        gemv::integer_option("max-mib", "largest footprint of A, MiB", 4096, 1, 1 << 20),
+        gemv::integer_option("offmesh-points", "shapes off the mesh to check", 8, 1, 1000),
+        gemv::integer_option("odd-points", "odd and prime shapes to draw (the degenerate ones come on top)", 16, 1,
+                             1000),
+        gemv::text_option("table-dir", "where the tuning tables are (default: beside the solution)", "auto"),
+        gemv::text_option("out", "CSV file, - for standard output", "-")};
     return gemv::run_step(argc, argv, spec, [](gemv::Options o) {
-        if (!o.seed_given) o.seed = std::random_device{}();  // a fresh draw, printed
-        return o.precision == gemv::Precision::f32 ? bench<float>(o) : bench<double>(o);
+        if (!o.given(gemv::CommonOption::seed)) o.seed = std::random_device{}();  // a fresh draw, printed
+        return gemv::with_storage_type(o.precision, [&](auto stored) { return bench<decltype(stored)>(o); });
     });
 }

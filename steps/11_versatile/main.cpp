@@ -19,13 +19,13 @@ template <class T>
 std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceFacts& f, const T* A, const T* x, T* y) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const gemv::Layout layout = o.shape.layout;
-    std::string table = o.get("table");
+    std::string table = o.text("table");
     if (table == "auto") table = default_table_path(f.name, gemv::precision_of<T>(), layout, m, n);
     Choice choice = choose_config(table, f.name, f.sm_count, layout, gemv::precision_of<T>(), m, n);
     // Any field given on the command line overrides the table's choice.
     bool given = false;
     for (const ConfigField& field : config_fields()) {
-        const std::string& text = o.get(option_name(field));
+        const std::string& text = o.text(option_name(field));
         if (text == "table") continue;
         const std::string why = field.set(choice.config, text);
         if (!why.empty()) throw gemv::UsageError("--" + option_name(field) + " " + why);
@@ -47,23 +47,16 @@ int main(int argc, char** argv) {
     spec.number = "11";
     spec.name = "versatile";
     spec.title = "the versatile kernel, configured from this device's tuning table";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::col, gemv::Layout::row};
-    spec.options = {{"table", "tuning table (default: this device's committed table)", "auto", {}, 0, 0, true}};
+    spec.options = {gemv::text_option("table", "tuning table (default: this device's committed table)", "auto")};
     for (const ConfigField& field : config_fields()) {
         // "table", or a value the field takes: checked as the command line is read.
         const auto check = [&field](const std::string& text) {
             VersatileConfig scratch;
             return text == "table" ? std::string() : field.set(scratch, text);
         };
-        spec.options.push_back({option_name(field),
-                                std::string(field.help) + " (\"table\": the table's choice)",
-                                "table",
-                                {},
-                                0,
-                                0,
-                                true,
-                                check});
+        spec.options.push_back(gemv::text_option(
+            option_name(field), std::string(field.help) + " (\"table\": the table's choice)", "table", check));
     }
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }

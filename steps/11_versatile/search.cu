@@ -58,7 +58,8 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                     // and on a wide matrix a single block would take seconds.
                     if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
                     // Split rows are added atomically into y zeroed first: the last block adding
-                    // the partial sums won 9 of 1817 points of a first float tuning (H100).
+                    // the partial sums won few points of a first float tuning (its points are in
+                    // slides/data/step11/h100_step11_first_tuning_float_col.csv).
                     c.unroll = unroll;
                     c.blocks_per_row = s;
                     c.combine = s == 1 ? Combine::store : Combine::atomic;
@@ -98,8 +99,14 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                 for (std::int64_t g : grids) {
                     if (g > unit && g * block * widest * unroll > m * n) continue;  // a whole step for every thread
                     for (Combine combine : {Combine::last_block, Combine::atomic}) {
-                        VersatileConfig c{block,      widest, unroll, block, g, g == 1 ? Combine::store : combine,
-                                          Loads::flat};
+                        const VersatileConfig c = NamedConfig()
+                                                      .block(block)
+                                                      .vector(widest)
+                                                      .unroll(unroll)
+                                                      .threads_per_row(block)
+                                                      .blocks_per_row(g)
+                                                      .combine(g == 1 ? Combine::store : combine)
+                                                      .loads(Loads::flat);
                         add_if_valid(out, c, layout, m, n, elem);
                     }
                 }
@@ -109,15 +116,20 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
     if (!col && vector < widest)
         for (int block : {128, 256})
             for (int tpr : {1, 4})
-                for (int unroll : {2, 4})
-                    add_if_valid(out, {block, widest, unroll, tpr, 1, Combine::store, Loads::flat}, layout, m, n, elem);
+                for (int unroll : {2, 4}) {
+                    const VersatileConfig c =
+                        NamedConfig().block(block).vector(widest).unroll(unroll).threads_per_row(tpr).loads(
+                            Loads::flat);
+                    add_if_valid(out, c, layout, m, n, elem);
+                }
     // Columns (rows) of 2 or 3 elements, shorter than a 16-byte load: tiles of V whole columns
     // (rows). Column-major: every block adds to all rows, about one or four waves of blocks.
     if ((col ? m : n) == 2 || (col ? m : n) == 3)
         for (int block : {128, 256, 512})
             for (int unroll : {1, 2, 4}) {
+                const NamedConfig tiles = NamedConfig().block(block).vector(widest).unroll(unroll).loads(Loads::tiles);
                 if (!col) {
-                    add_if_valid(out, {block, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
+                    add_if_valid(out, tiles, layout, m, n, elem);
                     continue;
                 }
                 for (std::int64_t waves : {1, 4})
@@ -125,10 +137,9 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                         const std::int64_t grid = std::min<std::int64_t>(
                             waves * blocks_per_wave(sm_count, block),
                             std::max<std::int64_t>(1, n / (std::int64_t(widest) * block * unroll)));
-                        add_if_valid(
-                            out,
-                            {block, widest, unroll, block, grid, grid == 1 ? Combine::store : combine, Loads::tiles},
-                            layout, m, n, elem);
+                        NamedConfig c = tiles;
+                        c.threads_per_row(block).blocks_per_row(grid).combine(grid == 1 ? Combine::store : combine);
+                        add_if_valid(out, c, layout, m, n, elem);
                     }
             }
     return out;
@@ -156,11 +167,13 @@ Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gem
     return best;
 }
 
-template double time_config<float>(gemv::DeviceProblem<float>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
-                                   std::int64_t, const VersatileConfig&, int, bool);
-template double time_config<double>(gemv::DeviceProblem<double>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
-                                    std::int64_t, const VersatileConfig&, int, bool);
-template Candidate search_best<float>(gemv::DeviceProblem<float>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,
+#define GEMV_SEARCH_INSTANCES(T)                                                                                     \
+    template double time_config<T>(gemv::DeviceProblem<T>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,    \
+                                   std::int64_t, const VersatileConfig&, int, bool);                                 \
+    template Candidate search_best<T>(gemv::DeviceProblem<T>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t, \
                                       std::int64_t, int);
-template Candidate search_best<double>(gemv::DeviceProblem<double>&, const gemv::DeviceFacts&, gemv::Layout,
-                                       std::int64_t, std::int64_t, int);
+GEMV_SEARCH_INSTANCES(float)
+GEMV_SEARCH_INSTANCES(double)
+GEMV_SEARCH_INSTANCES(__nv_bfloat16)  // step 15's formats
+GEMV_SEARCH_INSTANCES(__half)
+GEMV_SEARCH_INSTANCES(__nv_fp8_e4m3)

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -68,10 +67,10 @@ template <class T>
 int tune(const gemv::Options& o) {
     const gemv::DeviceFacts f = gemv::query_device();
     const gemv::Layout layout = o.shape.layout;
-    const std::int64_t budget = std::min<std::int64_t>(o.get_int("max-mib") << 20, std::int64_t(f.free_bytes / 3));
+    const std::int64_t budget = std::min<std::int64_t>(o.integer("max-mib") << 20, std::int64_t(f.free_bytes / 3));
     const std::int64_t max_elems = budget / std::int64_t(sizeof(T));
-    const std::vector<std::int64_t> axis = mesh_axis(int(o.get_int("points")), max_elems / 10);
-    std::string out = o.get("out");
+    const std::vector<std::int64_t> axis = mesh_axis(int(o.integer("points")), max_elems / 10);
+    std::string out = o.text("out");
     if (out == "auto") out = default_tuning_dir() + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), layout);
     const std::string partial = out + ".partial";
     std::map<Shape2, TunedPoint> done = resume(partial, layout, sizeof(T));
@@ -114,10 +113,7 @@ int tune(const gemv::Options& o) {
     t.precision = gemv::to_string(gemv::precision_of<T>());
     t.layout = gemv::to_string(layout);
     t.git_revision = gemv::git_revision();
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    t.created = date;
+    t.created = gemv::utc_date();
     t.tuning_seconds = seconds;
     for (auto [m, n] : points) t.points.push_back(done[{m, n}]);
     save_tuning_table(t, out);
@@ -134,13 +130,16 @@ int main(int argc, char** argv) {
     spec.number = "11";
     spec.name = "tune";
     spec.title = "auto-tune step 11 over Sorensen's logarithmic mesh and write this device's tuning table";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::col, gemv::Layout::row};
+    spec.precisions = {gemv::Precision::f32, gemv::Precision::f64, gemv::Precision::bf16, gemv::Precision::f16,
+                       gemv::Precision::fp8};  // step 15's tables too
+    spec.common = {gemv::CommonOption::precision, gemv::CommonOption::layout, gemv::CommonOption::reps,
+                   gemv::CommonOption::seed};
     spec.default_reps = 5;
-    spec.options = {{"points", "mesh points per axis", "24", {}, 2, 64},
-                    {"max-mib", "largest footprint of A to tune, MiB", "8192", {}, 1, 1 << 20},
-                    {"out", "where to write the table (default: beside the solution)", "auto", {}, 0, 0, true}};
+    spec.options = {gemv::integer_option("points", "mesh points per axis", 24, 2, 64),
+                    gemv::integer_option("max-mib", "largest footprint of A to tune, MiB", 8192, 1, 1 << 20),
+                    gemv::text_option("out", "where to write the table (default: beside the solution)", "auto")};
     return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
-        return o.precision == gemv::Precision::f32 ? tune<float>(o) : tune<double>(o);
+        return gemv::with_storage_type(o.precision, [&](auto stored) { return tune<decltype(stored)>(o); });
     });
 }

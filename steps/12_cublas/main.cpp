@@ -33,7 +33,6 @@ int main(int argc, char** argv) {
     spec.number = "12";
     spec.name = "cublas";
     spec.title = "cuBLAS ?gemv, op N on column-major A, op T on row-major A: the ladder's yardstick";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::col, gemv::Layout::row};
     return gemv::gpu_step_main(argc, argv, spec, kernels<float>, kernels<double>);
 }

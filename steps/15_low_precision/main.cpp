@@ -7,8 +7,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cublas_low_precision.hpp"
 #include "device_problem.cuh"
+#include "gemv_cublas_ex.hpp"
 #include "gemv_low_precision.cuh"
 #include "gemv_versatile.cuh"
 #include "gpu_step.hpp"
@@ -30,12 +30,12 @@ std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f
     const gemv::Layout layout = o.shape.layout;
     std::vector<Variant> out;
     if (layout == gemv::Layout::row) {  // this step's kernel reads rows
-        const gemv::Launch l = gemv_warp_per_row_launch<T>(m, static_cast<int>(o.get_int("block-size")));
+        const gemv::Launch l = gemv_warp_per_row_launch<T>(m, static_cast<int>(o.integer("block-size")));
         out.push_back({"warp per row", l, gemv::traffic_x_per_row(m, n),
                        [=](cudaStream_t s) { gemv_warp_per_row<T>(A, x, y, m, n, l, s); },
                        n % (16 / sizeof(T)) ? "element loads: a row is not a multiple of 16 bytes" : "16-byte loads"});
     }
-    std::string table = o.get("table");
+    std::string table = o.text("table");
     if (table == "auto") table = default_table_path(f.name, o.precision, layout, m, n);
     const Choice choice = choose_config(table, f.name, f.sm_count, layout, o.precision, m, n);
     const VersatileGemv<T> versatile(choice.config, layout, m, n);
@@ -99,19 +99,17 @@ int main(int argc, char** argv) {
     spec.number = "15";
     spec.name = "low_precision";
     spec.title = "A and x in bf16, fp16 or fp8, added up in float: half the bytes, half the time";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
     spec.precisions = {gemv::Precision::bf16, gemv::Precision::f16, gemv::Precision::fp8};
-    spec.options = {{"block-size", "threads per block of the warp-per-row kernel", "256", {}, 32, 1024},
-                    {"table", "step 11's tuning table (default: this device's committed one)", "auto", {}, 0, 0, true}};
+    spec.options = {
+        gemv::integer_option("block-size", "threads per block of the warp-per-row kernel", 256, 32, 1024),
+        gemv::text_option("table", "step 11's tuning table (default: this device's committed one)", "auto")};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-        switch (o.precision) {
-            case gemv::Precision::f16:
-                return run<__half>(o, spec);
-            case gemv::Precision::fp8:
-                return run<__nv_fp8_e4m3>(o, spec);
-            default:
-                return run<__nv_bfloat16>(o, spec);
-        }
+        return gemv::with_storage_type(o.precision, [&](auto stored) {
+            if constexpr (std::is_same_v<decltype(stored), float> || std::is_same_v<decltype(stored), double>)
+                return int(gemv::kExitUsage);  // not among this step's precisions: parse_options refused it
+            else
+                return run<decltype(stored)>(o, spec);
+        });
     });
 }

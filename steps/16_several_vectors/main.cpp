@@ -39,7 +39,7 @@ std::string plan_text(const several::Plan& p) {
 template <class T>
 std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f, SeveralProblem<T>& problem) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const int k = static_cast<int>(o.get_int("k"));
+    const int k = static_cast<int>(o.integer("k"));
     const gemv::Layout layout = o.shape.layout;
     const T* A = problem.A();
     const T* X = problem.X();
@@ -78,7 +78,7 @@ template <class T>
 int run(const gemv::Options& o, const gemv::StepSpec& spec) {
     gemv::DeviceFacts facts = gemv::query_device();
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const int k = static_cast<int>(o.get_int("k"));
+    const int k = static_cast<int>(o.integer("k"));
     gemv::require_device_memory(facts, SeveralProblem<T>::bytes(m, n, k));
     const double ceiling = gemv::measure_read_ceiling(facts);
     int clock_khz = 0;
@@ -130,7 +130,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec) {
         std::cout << "\n";
         const auto field = [](const gemv::Result& r, const std::string& name) {
             for (const auto& f : r.extra)
-                if (std::get<0>(f) == name) return std::get<1>(f);
+                if (f.name == name) return f.text;
             return std::string("-");
         };
         for (const auto& r : results)
@@ -148,10 +148,9 @@ int main(int argc, char** argv) {
     spec.number = "16";
     spec.name = "several_vectors";
     spec.title = "Y = A·X for k vectors: A read once for k, from GEMV to GEMM on the roofline";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
     spec.precisions = {gemv::Precision::f32, gemv::Precision::bf16};
-    spec.options = {{"k", "right-hand sides: columns of X and Y", "8", {}, 1, several::kMaxVectors}};
+    spec.options = {gemv::integer_option("k", "right-hand sides: columns of X and Y", 8, 1, several::kMaxVectors)};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
         if (o.precision == gemv::Precision::bf16) return run<__nv_bfloat16>(o, spec);
         return run<float>(o, spec);

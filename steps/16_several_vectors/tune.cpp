@@ -37,7 +37,7 @@ int tune(const gemv::Options& o) {
     const gemv::DeviceFacts facts = gemv::query_device();
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const gemv::Layout layout = o.shape.layout;
-    const std::vector<int> ks = parse_ks(o.get("ks"));
+    const std::vector<int> ks = parse_ks(o.text("ks"));
     int largest = 0;
     for (int k : ks) largest = std::max(largest, k);
     gemv::require_device_memory(facts, SeveralProblem<T>::bytes(m, n, largest));
@@ -110,7 +110,7 @@ int tune(const gemv::Options& o) {
                  {"git_revision", gemv::git_revision(), false}});
         }
     }
-    const std::string file = o.get("out");
+    const std::string file = o.text("out");
     if (file == "-") {
         gemv::print_fields(std::cout, gemv::Format::csv, out);
     } else {
@@ -129,10 +129,13 @@ int main(int argc, char** argv) {
     spec.number = "16";
     spec.name = "tune";
     spec.title = "times every group of step 16's kernels for each k and writes a CSV table";
-    spec.gpu = true;
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
     spec.precisions = {gemv::Precision::f32, gemv::Precision::bf16};
     spec.default_reps = 7;
+    using gemv::CommonOption;  // it writes CSV whatever --format says: it does not take one
+    spec.common = {CommonOption::m,      CommonOption::n,     CommonOption::precision,
+                   CommonOption::layout, CommonOption::reps,  CommonOption::warmup,
+                   CommonOption::seed,   CommonOption::cache, CommonOption::verify};
     const auto check_ks = [](const std::string& text) -> std::string {
         try {
             parse_ks(text);
@@ -141,8 +144,8 @@ int main(int argc, char** argv) {
             return std::string("takes k from 1 to ") + std::to_string(several::kMaxVectors) + ": " + e.what();
         }
     };
-    spec.options = {{"ks", "the k to time, comma-separated", "1,2,4,8,16,32,64,128,256", {}, 0, 0, true, check_ks},
-                    {"out", "the CSV file to write (- for standard output)", "-", {}, 0, 0, true}};
+    spec.options = {gemv::text_option("ks", "the k to time, comma-separated", "1,2,4,8,16,32,64,128,256", check_ks),
+                    gemv::text_option("out", "the CSV file to write (- for standard output)", "-")};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
         if (o.precision == gemv::Precision::bf16) return tune<__nv_bfloat16>(o);
         return tune<float>(o);

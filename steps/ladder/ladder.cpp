@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -150,15 +150,142 @@ double num(const Row& r, const std::string& key) {
     return it == r.end() || it->second.empty() ? NAN : std::atof(it->second.c_str());
 }
 
-std::string fixed(double v, int d) {
-    if (!std::isfinite(v)) return "-";
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(d) << v;
-    return s.str();
+std::string time_text(double ms) {
+    return ms >= 10 ? gemv::fixed(ms, 1) + " ms" : gemv::fixed(ms * 1e3, 1) + " us";
 }
 
-std::string time_text(double ms) {
-    return ms >= 10 ? fixed(ms, 1) + " ms" : fixed(ms * 1e3, 1) + " us";
+// The problem every step runs: --m and --n where given, else --shape at --size-mib.
+std::pair<std::int64_t, std::int64_t> problem_shape(const gemv::Options& o) {
+    using gemv::CommonOption;
+    if (o.given(CommonOption::m) != o.given(CommonOption::n))
+        throw gemv::UsageError("give both --m and --n, or neither (then --shape decides)");
+    if (o.given(CommonOption::m)) return {o.shape.m, o.shape.n};
+    const double elems = double(o.integer("size-mib")) * 1024 * 1024 / double(gemv::element_size(o.precision));
+    const std::string shape = o.text("shape");
+    const double k = shape == "square" ? 1.0 : 100.0;
+    const auto side = static_cast<std::int64_t>(std::sqrt(elems / k));  // N x kN or kN x N
+    const std::int64_t big = static_cast<std::int64_t>(elems / double(side));
+    const std::int64_t m = shape == "tall" ? big : side;
+    const std::int64_t n = shape == "wide" ? big : side;
+    if (m == 0 || n == 0) throw gemv::UsageError("--size-mib is too small for this shape");
+    return {m, n};
+}
+
+// The options every step is run with but its precision: the problem, and what the ladder's own
+// command line set (where it sets nothing, each step's own default holds).
+std::string step_arguments(const gemv::Options& o, std::int64_t m, std::int64_t n) {
+    using gemv::CommonOption;
+    std::ostringstream pass;
+    pass << "--m " << m << " --n " << n << " --cache " << (o.cold ? "cold" : "hot") << " --seed " << o.seed;
+    if (o.given(CommonOption::reps)) pass << " --reps " << o.reps;
+    if (o.given(CommonOption::warmup)) pass << " --warmup " << o.warmup;
+    if (!o.verify) pass << " --no-verify";
+    if (o.given(CommonOption::layout)) pass << " --layout " << gemv::to_string(o.shape.layout);
+    return pass.str();
+}
+
+// The yardsticks: step 01's time for the speed-up, step 12's (cuBLAS) for the ratio, where they ran right.
+struct Yardsticks {
+    double t01 = NAN, t_cublas = NAN;
+};
+
+Yardsticks yardsticks(const std::vector<Outcome>& outcomes) {
+    Yardsticks y;
+    for (const auto& oc : outcomes)
+        if (!oc.rows.empty() && oc.status == "ok") {
+            if (oc.step.number == "01") y.t01 = num(oc.rows.front(), "median_ms");
+            if (oc.step.number == "12") y.t_cublas = num(oc.rows.front(), "median_ms");
+        }
+    return y;
+}
+
+// What the ladder prints: a table row per kernel (or per step that did not run, its status), and
+// the steps' own CSV rows with the speed-up, the ratio to cuBLAS and the status added.
+struct Ladder {
+    std::vector<std::vector<std::string>> table;
+    std::vector<Row> rows;
+    bool all_ok = true, noise = false, vectors = false;
+};
+
+Ladder tabulate(const std::vector<Outcome>& outcomes, gemv::Precision ladder) {
+    const Yardsticks y = yardsticks(outcomes);
+    Ladder l;
+    for (const auto& oc : outcomes) {
+        l.all_ok &= oc.status == "ok" || oc.status.rfind("skipped", 0) == 0;
+        if (oc.rows.empty()) {
+            l.table.push_back({oc.step.number, oc.step.name, oc.status});
+            l.rows.push_back({{"step", oc.step.number}, {"name", oc.step.name}, {"status", oc.status}});
+            continue;
+        }
+        for (Row r : oc.rows) {
+            const double t = num(r, "median_ms");
+            // Step 16 multiplies k vectors at once: its speed-ups compare the time a vector.
+            const double k = std::isnan(num(r, "k")) ? 1.0 : num(r, "k");
+            r["speedup_vs_01"] = gemv::fixed(y.t01 / (t / k), 3);
+            r["ratio_to_cublas"] = gemv::fixed(y.t_cublas / (t / k), 3);
+            r["status"] = oc.status;
+            const double occ = num(r, "occupancy");
+            // A wrong result has no speed worth comparing either.
+            const bool failed = r["verified"] == "NO";
+            const gemv::ShownFigures s = gemv::shown_figures(num(r, "gbps"), num(r, "pct_ceiling"), num(r, "gflops"), t,
+                                                             failed, r["runtime"] == "-");
+            l.noise |= s.noise;
+            l.vectors |= k != 1;
+            std::string kernel = oc.step.name + " / " + r["variant"];
+            if (r["precision"] != gemv::to_string(ladder)) kernel += ", " + r["precision"];  // step 15's bf16
+            if (k != 1) kernel += ", k=" + r["k"];                                           // step 16
+            l.table.push_back({oc.step.number, kernel, r["layout"], time_text(t), s.gbps, s.pct_ceiling, s.gflops,
+                               gemv::fixed(num(r, "cgma"), 3),
+                               r["limiter"] == "-" ? "-" : gemv::fixed(100 * occ, 0) + "% " + r["limiter"],
+                               failed ? "-" : gemv::fixed(y.t01 / (t / k), 1) + "x",
+                               failed ? "-" : gemv::fixed(y.t_cublas / (t / k), 2), r["verified"]});
+            l.rows.push_back(r);
+        }
+    }
+    return l;
+}
+
+void print_table(const Ladder& l, const std::vector<Outcome>& outcomes, const gemv::Options& o, std::int64_t m,
+                 std::int64_t n) {
+    std::cout << "GEMV ladder: " << gemv::to_string(o.precision) << ", " << m << " x " << n << " ("
+              << gemv::format_bytes(double(gemv::matrix_bytes(m, n, gemv::element_size(o.precision)))) << " of A), "
+              << (o.cold ? "cold" : "hot") << " cache\n";
+    for (const auto& oc : outcomes)
+        if (!oc.rows.empty()) {
+            std::cout << "  step " << oc.step.number << " ran on " << oc.rows.front().at("device") << "\n";
+            break;
+        }
+    const std::vector<std::string> head = {"step",    "kernel", "layout",    "time",  "GB/s",      "% ceil",
+                                           "GFLOP/s", "CGMA",   "occupancy", "vs 01", "vs cuBLAS", "verified"};
+    gemv::print_columns(std::cout, head, l.table, {0, 1, 2, 8});
+    std::cout << "GB/s counts A, x and y once; % ceil is of the ceiling measured in the same run (CPU or GPU);"
+                 " vs cuBLAS > 1 is faster than cuBLAS.\n";
+    if (l.vectors)
+        std::cout << "k=N: N vectors at once (step 16): time, GB/s and GFLOP/s are the whole product's; vs 01 and"
+                     " vs cuBLAS divide its time by N.\n";
+    if (l.noise) std::cout << gemv::noise_note() << "\n";
+}
+
+// CSV or JSON, every value as text. A JSON object holds the keys its row has, in name order; CSV
+// columns are every key any row has (those of the first row first), "" where a row has none.
+void print_rows(const Ladder& l, gemv::Format format) {
+    std::vector<std::string> keys;
+    for (const auto& r : l.rows)
+        for (const auto& kv : r)
+            if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
+    std::vector<gemv::Fields> out;
+    for (const auto& r : l.rows) {
+        gemv::Fields f;
+        if (format == gemv::Format::csv)
+            for (const auto& k : keys) {
+                const auto it = r.find(k);
+                f.push_back({k, it == r.end() ? "" : it->second, false});
+            }
+        else
+            for (const auto& [k, v] : r) f.push_back({k, v, false});
+        out.push_back(f);
+    }
+    gemv::print_fields(std::cout, format, out);
 }
 
 }  // namespace
@@ -169,159 +296,32 @@ int main(int argc, char** argv) {
     spec.name = "ladder";
     spec.title = "every built step on one problem, side by side (GPU steps skipped where there is no GPU)";
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
-    spec.default_m = spec.default_n = 0;  // from --shape and --size-mib unless given
-    spec.default_reps = 0;                // each step's own default unless given
-    spec.options = {{"shape", "square 10N x 10N, tall 100N x N, wide N x 100N", "square", {"square", "tall", "wide"}},
-                    {"size-mib", "footprint of A in MiB when --m/--n are not given", "256", {}, 1, 1 << 20},
-                    {"steps", "which steps, for example 01,03-06", "all", {}, 0, 0, true},
-                    {"registry", "the list of built steps", GEMV_LADDER_REGISTRY, {}, 0, 0, true}};
-    bool layout_given = false;
-    for (int i = 1; i < argc; ++i) layout_given |= std::string(argv[i]).rfind("--layout", 0) == 0;
-
+    spec.default_shape_text = "from --shape and --size-mib";
+    spec.default_reps_text = "each step's own";
+    spec.options = {
+        gemv::choice_option("shape", "square 10N x 10N, tall 100N x N, wide N x 100N", "square",
+                            {"square", "tall", "wide"}),
+        gemv::integer_option("size-mib", "footprint of A in MiB when --m/--n are not given", 256, 1, 1 << 20),
+        gemv::text_option("steps", "which steps, for example 01,03-06", "all"),
+        gemv::text_option("registry", "the list of built steps", GEMV_LADDER_REGISTRY)};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-        const std::string steps_list = o.get("steps"), registry = o.get("registry");
+        const std::string steps_list = o.text("steps");
         for (char c : steps_list)
             if (!(std::isdigit(static_cast<unsigned char>(c)) || c == ',' || c == '-') && steps_list != "all")
                 throw gemv::UsageError("--steps takes numbers and ranges such as 01,03-06, not '" + steps_list + "'");
-        const std::size_t elem = gemv::element_size(o.precision);
-        std::int64_t m = o.shape.m, n = o.shape.n;
-        if ((m == 0) != (n == 0)) throw gemv::UsageError("give both --m and --n, or neither (then --shape decides)");
-        if (m == 0 || n == 0) {
-            const double elems = double(o.get_int("size-mib")) * 1024 * 1024 / double(elem);
-            const std::string shape = o.get("shape");
-            const double k = shape == "square" ? 1.0 : 100.0;
-            const auto side = static_cast<std::int64_t>(std::sqrt(elems / k));  // N x kN or kN x N
-            const std::int64_t big = static_cast<std::int64_t>(elems / double(side));
-            m = shape == "wide" ? side : shape == "tall" ? big : side;
-            n = shape == "wide" ? big : shape == "tall" ? side : side;
-            if (m == 0 || n == 0) throw gemv::UsageError("--size-mib is too small for this shape");
-        }
-        std::ostringstream pass;
-        pass << "--m " << m << " --n " << n << " --cache " << (o.cold ? "cold" : "hot") << " --seed " << o.seed;
-        if (o.reps > 0) pass << " --reps " << o.reps;
-        if (!o.verify) pass << " --no-verify";
+        const auto [m, n] = problem_shape(o);
+        const std::string args = step_arguments(o, m, n);
         std::vector<Outcome> outcomes;
-        for (const Step& st : read_registry(registry)) {
+        for (const Step& st : read_registry(o.text("registry"))) {
             if (!selected(steps_list, st.number)) continue;
-            std::string a = pass.str() + " --precision " + precision_for(st, o.precision);
-            if (layout_given) a += std::string(" --layout ") + gemv::to_string(o.shape.layout);
             std::cerr << "ladder: step " << st.number << " " << st.name << " ..." << std::endl;
-            outcomes.push_back(run(st, a));
+            outcomes.push_back(run(st, args + " --precision " + precision_for(st, o.precision)));
         }
-
-        // The yardsticks: step 01's time for the speed-up, step 12 (cuBLAS) for the ratio, where they ran right.
-        double t01 = NAN, t_cublas = NAN;
-        for (const auto& oc : outcomes)
-            if (!oc.rows.empty() && oc.status == "ok") {
-                if (oc.step.number == "01") t01 = num(oc.rows.front(), "median_ms");
-                if (oc.step.number == "12") t_cublas = num(oc.rows.front(), "median_ms");
-            }
-
-        bool all_ok = true, noise = false, any_vectors = false;
-        std::vector<std::vector<std::string>> table;
-        std::vector<Row> flat;
-        for (const auto& oc : outcomes) {
-            all_ok &= oc.status == "ok" || oc.status.rfind("skipped", 0) == 0;
-            if (oc.rows.empty()) {
-                table.push_back({oc.step.number, oc.step.name, oc.status});
-                Row r{{"step", oc.step.number}, {"name", oc.step.name}, {"status", oc.status}};
-                flat.push_back(r);
-                continue;
-            }
-            for (Row r : oc.rows) {
-                const double t = num(r, "median_ms");
-                // Step 16 multiplies k vectors at once: its speed-ups compare the time a vector.
-                const double k = std::isnan(num(r, "k")) ? 1.0 : num(r, "k");
-                r["speedup_vs_01"] = fixed(t01 / (t / k), 3);
-                r["ratio_to_cublas"] = fixed(t_cublas / (t / k), 3);
-                r["status"] = oc.status;
-                const double occ = num(r, "occupancy");
-                // A wrong result has no speed worth comparing either.
-                const bool failed = r["verified"] == "NO";
-                const gemv::ShownFigures s = gemv::shown_figures(num(r, "gbps"), num(r, "pct_ceiling"),
-                                                                 num(r, "gflops"), t, failed, r["runtime"] == "-");
-                noise |= s.noise;
-                any_vectors |= k != 1;
-                std::string kernel = oc.step.name + " / " + r["variant"];
-                if (r["precision"] != gemv::to_string(o.precision)) kernel += ", " + r["precision"];  // step 15
-                if (k != 1) kernel += ", k=" + r["k"];                                                // step 16
-                table.push_back({oc.step.number, kernel, r["layout"], time_text(t), s.gbps, s.pct_ceiling, s.gflops,
-                                 fixed(num(r, "cgma"), 3),
-                                 r["limiter"] == "-" ? "-" : fixed(100 * occ, 0) + "% " + r["limiter"],
-                                 failed ? "-" : fixed(t01 / (t / k), 1) + "x",
-                                 failed ? "-" : fixed(t_cublas / (t / k), 2), r["verified"]});
-                flat.push_back(r);
-            }
-        }
-
-        if (o.format == gemv::Format::table) {
-            std::cout << "GEMV ladder: " << gemv::to_string(o.precision) << ", " << m << " x " << n << " ("
-                      << gemv::format_bytes(double(gemv::matrix_bytes(m, n, elem))) << " of A), "
-                      << (o.cold ? "cold" : "hot") << " cache\n";
-            for (const auto& oc : outcomes)
-                if (!oc.rows.empty()) {
-                    std::cout << "  step " << oc.step.number << " ran on " << oc.rows.front().at("device") << "\n";
-                    break;
-                }
-            const std::vector<std::string> head = {"step",    "kernel", "layout",    "time",  "GB/s",      "% ceil",
-                                                   "GFLOP/s", "CGMA",   "occupancy", "vs 01", "vs cuBLAS", "verified"};
-            std::vector<std::size_t> w(head.size());
-            for (std::size_t c = 0; c < head.size(); ++c) w[c] = head[c].size();
-            for (const auto& row : table)
-                if (row.size() == head.size())
-                    for (std::size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], row[c].size());
-            const auto print = [&](const std::vector<std::string>& row) {
-                for (std::size_t c = 0; c < row.size(); ++c)
-                    std::cout << (c ? "  " : "") << (c < 3 || c == 8 ? std::left : std::right)
-                              << std::setw(row.size() == head.size() ? int(w[c]) : 0) << row[c];
-                std::cout << std::right << "\n";
-            };
-            print(head);
-            for (const auto& row : table) print(row);
-            std::cout << "GB/s counts A, x and y once; % ceil is of the ceiling measured in the same run (CPU or GPU);"
-                         " vs cuBLAS > 1 is faster than cuBLAS.\n";
-            if (any_vectors)
-                std::cout << "k=N: N vectors at once (step 16): time, GB/s and GFLOP/s are the whole product's; vs 01"
-                             " and vs cuBLAS divide its time by N.\n";
-            if (noise) std::cout << gemv::noise_note() << "\n";
-        } else {
-            std::vector<std::string> keys;
-            for (const auto& r : flat)
-                for (const auto& kv : r)
-                    if (std::find(keys.begin(), keys.end(), kv.first) == keys.end()) keys.push_back(kv.first);
-            if (o.format == gemv::Format::csv) {
-                for (std::size_t i = 0; i < keys.size(); ++i) std::cout << (i ? "," : "") << keys[i];
-                std::cout << "\n";
-                for (const auto& r : flat) {
-                    for (std::size_t i = 0; i < keys.size(); ++i) {
-                        const auto it = r.find(keys[i]);
-                        std::string v = it == r.end() ? "" : it->second;
-                        if (v.find_first_of(",\"") != std::string::npos) {
-                            std::string q;
-                            for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-                            v = "\"" + q + "\"";
-                        }
-                        std::cout << (i ? "," : "") << v;
-                    }
-                    std::cout << "\n";
-                }
-            } else {
-                std::cout << "[\n";
-                for (std::size_t k = 0; k < flat.size(); ++k) {
-                    std::cout << "  {";
-                    bool first = true;
-                    for (const auto& kv : flat[k]) {
-                        std::string v;
-                        for (char c : kv.second)
-                            v += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-                        std::cout << (first ? "" : ", ") << "\"" << kv.first << "\": \"" << v << "\"";
-                        first = false;
-                    }
-                    std::cout << "}" << (k + 1 < flat.size() ? "," : "") << "\n";
-                }
-                std::cout << "]\n";
-            }
-        }
-        return all_ok ? gemv::kExitOk : gemv::kExitWrong;
+        const Ladder l = tabulate(outcomes, o.precision);
+        if (o.format == gemv::Format::table)
+            print_table(l, outcomes, o, m, n);
+        else
+            print_rows(l, o.format);
+        return l.all_ok ? gemv::kExitOk : gemv::kExitWrong;
     });
 }

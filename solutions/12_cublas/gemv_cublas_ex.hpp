@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "formats.hpp"
 #include "gemv_cublas.hpp"
+#include "storage.hpp"
 
-// The yardstick of step 15. cuBLAS has no ?gemv for bf16 or fp16: its product of a matrix and a
-// vector in those formats is cublasGemmEx with a single column, A and x in T, y in float, added
-// up in float (CUBLAS_COMPUTE_32F). For fp8 it has none (cublasLt's fp8 matmul wants both sizes
-// multiples of 16 and scaling factors): there the measured ceiling is the yardstick.
+// The yardstick in the formats of step 15 (not part of step 12's exercise). cuBLAS has no ?gemv for bf16 or fp16: its
+// product of a matrix and a vector in those formats is cublasGemmEx with a single column, A and x in T, y in float,
+// added up in float (CUBLAS_COMPUTE_32F). For fp8 it has none (cublasLt's fp8 matmul wants both sizes multiples of 16
+// and scaling factors): there the measured ceiling is the yardstick.
 template <class T>
 constexpr bool cublas_has_product_for = !std::is_same_v<T, __nv_fp8_e4m3>;
 

@@ -1,4 +1,4 @@
-#include "cublas_low_precision.hpp"
+#include "gemv_cublas_ex.hpp"
 
 #include "check.hpp"
 

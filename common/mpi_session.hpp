@@ -3,6 +3,7 @@
 // collective that another rank skips. Every rank parses the same command line, so bad input
 // fails on all of them before any collective; anything that can fail on one rank only runs in
 // every_rank(), after which all ranks know and stop together. Every rank exits with one code.
+// Header-only, in the MPI-only target gemv_common_mpi.
 #pragma once
 
 #include <mpi.h>
@@ -14,15 +15,15 @@
 
 #include "cli.hpp"
 
-namespace gemv_mpi {
+namespace gemv {
 
 // Thrown on the ranks that did not fail when another one did: not a std::exception, so it passes
 // through run_step silently (the failing rank has its own message) and main turns it into a code.
 struct OtherRankFailed {};
 
-class Session {
+class MpiSession {
 public:
-    Session(int* argc, char*** argv) {
+    MpiSession(int* argc, char*** argv) {
         MPI_Init(argc, argv);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
         MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
@@ -31,9 +32,9 @@ public:
             cerr_ = std::cerr.rdbuf(errors_.rdbuf());
         }
     }
-    ~Session() { MPI_Finalize(); }
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
+    ~MpiSession() { MPI_Finalize(); }
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
 
     int rank() const { return rank_; }
     int ranks() const { return ranks_; }
@@ -62,10 +63,10 @@ public:
     // main's whole body: the harness's run_step on every rank (body takes the parsed options), then
     // one exit code for all of them. A rank stopped by another's failure says so and exits 1.
     template <class Body>
-    int run_step(int argc, char** argv, const gemv::StepSpec& spec, Body&& body) {
-        int code = gemv::kExitError;
+    int run_step(int argc, char** argv, const StepSpec& spec, Body&& body) {
+        int code = kExitError;
         try {
-            code = gemv::run_step(argc, argv, spec, body);
+            code = ::gemv::run_step(argc, argv, spec, body);
         } catch (const OtherRankFailed&) {
             std::cerr << "error: another rank failed (its message, named by rank, says why)\n";
         }
@@ -95,4 +96,4 @@ private:
     std::streambuf* cerr_ = nullptr;
 };
 
-}  // namespace gemv_mpi
+}  // namespace gemv

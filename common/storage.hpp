@@ -96,4 +96,22 @@ GEMV_FORMAT_HOST_DEVICE inline __nv_fp8_e4m3 narrow<__nv_fp8_e4m3>(double v) {
     return r;
 }
 
+// Calls f(T{}) with T the type stored for precision p: the one switch from a precision to a type
+// (a program's main, for every precision it takes).
+template <class F>
+decltype(auto) with_storage_type(Precision p, F&& f) {
+    switch (p) {
+        case Precision::f64:
+            return f(double{});
+        case Precision::bf16:
+            return f(__nv_bfloat16{});
+        case Precision::f16:
+            return f(__half{});
+        case Precision::fp8:
+            return f(__nv_fp8_e4m3{});
+        default:
+            return f(float{});
+    }
+}
+
 }  // namespace gemv
