@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "storage.hpp"
 #include "gemv_cublas.hpp"
+#include "storage.hpp"
 
 // The yardstick of step 16: Y = A·X as cuBLAS's gemm, called as step 12 calls gemv, without
 // copies: column-major A is op N (lda = m), row-major A is op T on its column-major transpose

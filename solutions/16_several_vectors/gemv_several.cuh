@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "device.hpp"
-#include "storage.hpp"
 #include "several_vectors.hpp"
+#include "storage.hpp"
 
 // Step 16's kernels: Y = A·X for k vectors, A m×n in T (float or bf16) in `layout`, X n×k and Y
 // m×k column-major, Y in float. Each runs the plan (several_vectors.hpp) it is given; where the
