@@ -8,6 +8,7 @@
 #include <catch2/catch_template_test_macros.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers.hpp>  // REQUIRE_THROWS_WITH
 using Catch::Approx;
 #else
 #include <catch2/catch.hpp>
