@@ -11,9 +11,9 @@
 #include <memory>
 
 #include "cublas_gemm.hpp"
+#include "device_problem.cuh"
 #include "gemv_several.cuh"
 #include "gpu_step.hpp"
-#include "several_problem.cuh"
 #include "several_vectors.hpp"
 
 namespace {
@@ -37,13 +37,13 @@ std::string plan_text(const several::Plan& p) {
 }
 
 template <class T>
-std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f, SeveralProblem<T>& problem) {
+std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f, gemv::DeviceProblem<T>& problem) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const int k = static_cast<int>(o.integer("k"));
     const gemv::Layout layout = o.shape.layout;
     const T* A = problem.A();
-    const T* X = problem.X();
-    float* Y = problem.Y();
+    const T* X = problem.x();
+    float* Y = problem.y();
     const several::Choice choice = several::choose(o.precision, m, n, k, f.cc_major);
     std::vector<Variant> out;
 
@@ -79,7 +79,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec) {
     gemv::DeviceFacts facts = gemv::query_device();
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const int k = static_cast<int>(o.integer("k"));
-    gemv::require_device_memory(facts, SeveralProblem<T>::bytes(m, n, k));
+    gemv::require_device_memory(facts, gemv::DeviceProblem<T>::bytes(o.shape, k));
     const double ceiling = gemv::measure_read_ceiling(facts);
     int clock_khz = 0;
     GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, facts.id));
@@ -87,7 +87,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec) {
     const double tensor = several::tensor_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor);
     const double intensity = several::model_intensity(m, n, k, o.precision);
 
-    SeveralProblem<T> problem(m, n, k, o.shape.layout, o.seed);  // filled and checked on the GPU
+    gemv::DeviceProblem<T> problem(o.shape, o.seed, k);  // filled and checked on the GPU
     const auto poison = [&](cudaStream_t s) { problem.poison(s); };
     std::vector<gemv::Result> results;
     bool all_ok = true;
@@ -112,7 +112,7 @@ int run(const gemv::Options& o, const gemv::StepSpec& spec) {
                    {"pct_roofline", gemv::fixed(100.0 * r.gflops() / roof, 2), true},
                    {"chosen", v.chosen ? "yes" : "no", false}};
         if (o.verify) {
-            const unsigned long long wrong = problem.count_wrong();  // the last timed run's Y
+            const unsigned long long wrong = problem.count_wrong_rows();  // the last timed run's Y
             r.verified = wrong == 0;
             if (wrong)
                 std::cerr << "step " << spec.number << " " << v.name << ": " << wrong << " of " << m * k
