@@ -1,6 +1,7 @@
 // A problem made and checked on the device: for programs that time many shapes (step 11's tuner
 // and benchmark), where filling and checking gigabytes on the host would take longer than
-// measuring, and for steps 15 and 16, whose formats and k vectors the host reference does not take.
+// measuring, and for steps 15 and 16 (run_device_problem_step, gpu_step.hpp), whose formats and k
+// vectors the host reference does not take.
 // A is one buffer holding the largest problem; an m×n problem in either layout is its first m·n
 // elements (flat element e is random_value(seed, 1, e)). X has k columns (`vectors`: step 16's
 // right-hand sides, 1 for GEMV), column-major: the problem's X is the first n·k elements of one
