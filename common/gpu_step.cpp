@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "device_problem.cuh"
 #include "host_array.hpp"
 #include "report.hpp"
 
@@ -28,6 +29,38 @@ template Verification run_and_verify_gpu<double>(
 
 namespace {
 
+// The rows of a GPU step: each kernel timed (poison() before every run, cold L2 unless --cache hot)
+// and, unless --no-verify, the last timed run's output checked (check() is "" where it is right,
+// else what is wrong); printed, then kExitOk, or kExitWrong where one was wrong.
+int time_check_report(const Options& o, const StepSpec& spec, const DeviceFacts& facts, double ceiling,
+                      const std::vector<GpuKernel>& kernels, const std::function<void(cudaStream_t)>& poison,
+                      const std::function<std::string()>& check, int vectors = 1, const AfterTable& after_table = {}) {
+    std::vector<Result> results;
+    bool all_ok = true;
+    for (const GpuKernel& k : kernels) {
+        Result r = result_of(spec, o, k.variant);
+        r.vectors = vectors;
+        r.time = time_gpu(facts, k.run, poison, o.warmup, o.reps, o.cold);
+        r.ceiling_gbps = ceiling;
+        r.datasheet_gbps = facts.datasheet_gbps();
+        r.traffic = k.traffic;
+        r.launch = k.launch.kernel ? k.launch.describe() : "library call";
+        if (!k.note.empty()) r.launch += "; " + k.note;
+        r.occupancy = occupancy_of(k.launch, facts);
+        if (k.figures) r.extra = k.figures(r);
+        if (o.verify) {
+            const std::string wrong = check();
+            r.verified = wrong.empty();
+            if (!r.verified) std::cerr << "step " << spec.number << " " << k.variant << ": " << wrong << "\n";
+            all_ok &= r.verified;
+        }
+        results.push_back(r);
+    }
+    print_results(std::cout, o.format, facts.metadata(), results);
+    if (after_table && o.format == Format::table) after_table(std::cout, facts, results);
+    return all_ok ? kExitOk : kExitWrong;
+}
+
 template <class T>
 int run_gpu(const Options& o, const StepSpec& spec, const GpuKernels<T>& factory) {
     DeviceFacts facts = query_device();
@@ -42,30 +75,14 @@ int run_gpu(const Options& o, const StepSpec& spec, const GpuKernels<T>& factory
     A.upload(p.A.data());
     x.upload(p.x.data());
     HostArray<T> y_host(y.size());
-
-    std::vector<Result> results;
-    bool all_ok = true;
-    for (const GpuKernel& k : factory(o, facts, A.data(), x.data(), y.data())) {
-        Result r = result_of(spec, o, k.variant);
-        r.time = time_gpu(
-            facts, k.run, [&](cudaStream_t s) { y.poison(s); }, o.warmup, o.reps, o.cold);
-        r.ceiling_gbps = ceiling;
-        r.datasheet_gbps = facts.datasheet_gbps();
-        r.traffic = k.traffic;
-        r.launch = k.launch.kernel ? k.launch.describe() : "library call";
-        if (!k.note.empty()) r.launch += "; " + k.note;
-        r.occupancy = occupancy_of(k.launch, facts);
-        if (o.verify) {
-            y.download(y_host.data());  // the last timed launch's output, poisoned before it ran
-            const Verification v = verify(y_host.data(), ref, o.shape.n, RunsOn::gpu);
-            r.verified = v.ok;
-            if (!v.ok) std::cerr << "step " << spec.number << " " << k.variant << ": " << v.message << "\n";
-            all_ok &= v.ok;
-        }
-        results.push_back(r);
-    }
-    print_results(std::cout, o.format, facts.metadata(), results);
-    return all_ok ? kExitOk : kExitWrong;
+    const auto check = [&] {
+        y.download(y_host.data());  // the last timed launch's output, poisoned before it ran
+        const Verification v = verify(y_host.data(), ref, o.shape.n, RunsOn::gpu);
+        return v.ok ? std::string() : v.message;
+    };
+    return time_check_report(
+        o, spec, facts, ceiling, factory(o, facts, A.data(), x.data(), y.data()), [&](cudaStream_t s) { y.poison(s); },
+        check);
 }
 
 }  // namespace
@@ -76,5 +93,35 @@ int gpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const
         return o.precision == Precision::f32 ? run_gpu<float>(o, spec, f32) : run_gpu<double>(o, spec, f64);
     });
 }
+
+template <class T>
+int run_device_problem_step(const Options& o, const StepSpec& spec, const DeviceKernels<T>& kernels, int vectors,
+                            const AfterTable& after_table) {
+    DeviceFacts facts = query_device();
+    require_device_memory(facts, DeviceProblem<T>::bytes(o.shape, vectors));
+    const double ceiling = measure_read_ceiling(facts);
+    DeviceProblem<T> problem(o.shape, o.seed, vectors);  // filled and checked on the GPU
+    const auto check = [&] {
+        const unsigned long long wrong = problem.count_wrong_rows();  // the last timed run's Y
+        if (!wrong) return std::string();
+        const std::int64_t elements = o.shape.m * vectors;
+        return std::to_string(wrong) + " of " + std::to_string(elements) + (vectors == 1 ? " rows" : " elements of Y") +
+               " outside the bound of a " + Storage<accumulator_t<T>>::name + " sum of the stored values";
+    };
+    return time_check_report(
+        o, spec, facts, ceiling, kernels(o, facts, problem), [&](cudaStream_t s) { problem.poison(s); }, check, vectors,
+        after_table);
+}
+
+template int run_device_problem_step<float>(const Options&, const StepSpec&, const DeviceKernels<float>&, int,
+                                            const AfterTable&);
+template int run_device_problem_step<double>(const Options&, const StepSpec&, const DeviceKernels<double>&, int,
+                                             const AfterTable&);
+template int run_device_problem_step<__nv_bfloat16>(const Options&, const StepSpec&,
+                                                    const DeviceKernels<__nv_bfloat16>&, int, const AfterTable&);
+template int run_device_problem_step<__half>(const Options&, const StepSpec&, const DeviceKernels<__half>&, int,
+                                             const AfterTable&);
+template int run_device_problem_step<__nv_fp8_e4m3>(const Options&, const StepSpec&,
+                                                    const DeviceKernels<__nv_fp8_e4m3>&, int, const AfterTable&);
 
 }  // namespace gemv

@@ -1,6 +1,8 @@
-// The harness's GPU parts: device facts, the measured ceiling, poisoning and cold-L2 timing.
+// The harness's GPU parts: device facts, the measured ceiling, poisoning, cold-L2 timing, and the
+// problem made and checked on the device.
 #include <cmath>
 
+#include "device_problem.cuh"
 #include "support.hpp"
 
 using namespace gemv;
@@ -50,4 +52,39 @@ TEST_CASE("a problem larger than the GPU's memory is refused as bad input", "[ha
     REQUIRE_THROWS_AS(require_device_memory(f, f.global_bytes), UsageError);
     REQUIRE_THROWS_AS(require_int32_indexing(std::uint64_t(1) << 31, "kernel"), UsageError);
     REQUIRE_NOTHROW(require_int32_indexing((std::uint64_t(1) << 31) - 1, "kernel"));
+}
+
+TEMPLATE_TEST_CASE("the device problem checks every column of Y for k vectors; vector 0 is the x of k = 1",
+                   "[harness][gpu]", float, double) {
+    query_device();
+    for (auto layout : {Layout::row, Layout::col}) {
+        const Shape s{37, 53, layout};
+        const int k = 3;
+        DeviceProblem<TestType> p(s, 5, k);
+        DeviceProblem<TestType> one(s, 5);
+        std::vector<TestType> A(std::size_t(s.m * s.n)), X(std::size_t(s.n * k)), x1(std::size_t(s.n));
+        GEMV_CUDA_CHECK(cudaMemcpy(A.data(), p.A(), A.size() * sizeof(TestType), cudaMemcpyDeviceToHost));
+        GEMV_CUDA_CHECK(cudaMemcpy(X.data(), p.x(), X.size() * sizeof(TestType), cudaMemcpyDeviceToHost));
+        GEMV_CUDA_CHECK(cudaMemcpy(x1.data(), one.x(), x1.size() * sizeof(TestType), cudaMemcpyDeviceToHost));
+        for (std::int64_t j = 0; j < s.n; ++j) REQUIRE(X[std::size_t(j)] == x1[std::size_t(j)]);
+
+        // Y from the host's reference, column by column: right.
+        std::vector<TestType> Y(std::size_t(s.m * k));
+        for (int c = 0; c < k; ++c) {
+            const Reference ref = compute_reference(A.data(), X.data() + std::size_t(c) * std::size_t(s.n), s);
+            for (std::int64_t i = 0; i < s.m; ++i) Y[std::size_t(c * s.m + i)] = TestType(ref.y[std::size_t(i)]);
+        }
+        const auto upload = [&] {
+            GEMV_CUDA_CHECK(cudaMemcpy(p.y(), Y.data(), Y.size() * sizeof(TestType), cudaMemcpyHostToDevice));
+        };
+        upload();
+        REQUIRE(p.count_wrong_rows() == 0);
+        // One element of the last column wrong: counted once.
+        Y[std::size_t(2 * s.m + 5)] += TestType(1);
+        upload();
+        REQUIRE(p.count_wrong_rows() == 1);
+        // Nothing written: every element of every column.
+        p.poison();
+        REQUIRE(p.count_wrong_rows() == static_cast<unsigned long long>(s.m * k));
+    }
 }

@@ -3,8 +3,8 @@
 // values. The tensor cores where the GPU has bf16 MMA (compute capability 8.0 or later).
 #include <string>
 
+#include "device_problem.cuh"
 #include "gemv_several.cuh"
-#include "several_problem.cuh"
 #include "several_vectors.hpp"
 #include "support.hpp"
 
@@ -13,13 +13,13 @@ namespace {
 const std::vector<int> kVectors = {1, 2, 3, 7, 16, 17, 64, 256};
 
 template <class T>
-void require_right(SeveralProblem<T>& p, const std::function<void()>& run, const std::string& what) {
+void require_right(gemv::DeviceProblem<T>& p, const std::function<void()>& run, const std::string& what) {
     p.poison();
     run();
     GEMV_CUDA_CHECK(cudaDeviceSynchronize());
     INFO(GEMV_TEST_KERNEL_NOTE);
     INFO(what);
-    REQUIRE(p.count_wrong() == 0);
+    REQUIRE(p.count_wrong_rows() == 0);
 }
 
 // The awkward shapes for every k where they are small; the very tall and very wide ones (10^6
@@ -63,13 +63,13 @@ TEMPLATE_TEST_CASE("step 16: the register-blocked kernel is right for every grou
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const auto& d : shapes())
             for (int k : vectors_for(d)) {
-                SeveralProblem<TestType> p(d.m, d.n, k, layout, 29);
+                gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 29, k);
                 for (int g : several::kRegisterGroups) {
                     if (d.m * d.n >= 1000000 && g != several::group_for(several::Kernel::register_blocked, k) && g != 1)
                         continue;
                     const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, g, sms);
                     require_right<TestType>(
-                        p, [&] { gemv_register_blocked<TestType>(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0); },
+                        p, [&] { gemv_register_blocked<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
                         what<TestType>(d, layout, k,
                                        "register-blocked, " + std::to_string(g) + " vectors a thread, " +
                                            std::to_string(plan.slices) + " slices"));
@@ -86,12 +86,12 @@ TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layo
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const auto& d : shapes())
             for (int k : vectors_for(d)) {
-                SeveralProblem<__nv_bfloat16> p(d.m, d.n, k, layout, 31);
+                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, 31, k);
                 for (int g : several::kTensorGroups) {
                     if (g > 16 && g / 2 >= k) continue;  // groups with more than one empty fragment
                     const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, g, sms);
                     require_right<__nv_bfloat16>(
-                        p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0); },
+                        p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
                         what<__nv_bfloat16>(d, layout, k,
                                             "tensor cores, " + std::to_string(g) + " vectors a block, " +
                                                 std::to_string(plan.slices) + " slices"));
@@ -105,17 +105,17 @@ TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same 
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const gemv_test::Dims d : {gemv_test::Dims{997, 1009}, {4097, 33}, {3, 100003}})
             for (int k : kVectors) {
-                SeveralProblem<TestType> p(d.m, d.n, k, layout, 37);
+                gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
                 const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, major);
                 const auto run = [&] {
                     if constexpr (std::is_same_v<TestType, __nv_bfloat16>)
                         if (c.kernel == several::Kernel::tensor_cores) {
                             const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, c.group, sms);
-                            gemv_tensor_cores(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0);
+                            gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
                             return;
                         }
                     const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, c.group, sms);
-                    gemv_register_blocked<TestType>(plan, layout, p.A(), p.X(), p.Y(), d.m, d.n, k, 0);
+                    gemv_register_blocked<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
                 };
                 const std::string w =
                     what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));

@@ -3,8 +3,6 @@
 // warp-per-row kernel of this step (row-major), step 11's versatile kernel with its configuration
 // from this device's tuning table for the format, and cuBLAS's cublasGemmEx (none for fp8). GB/s
 // stays the figure: half the bytes of float take half the time, so elements per second double.
-#include <algorithm>
-#include <iostream>
 #include <memory>
 
 #include "device_problem.cuh"
@@ -16,24 +14,27 @@
 
 namespace {
 
-struct Variant {
-    std::string name;
-    gemv::Launch launch;  // kernel == nullptr for the library call
-    gemv::Traffic traffic;
-    std::function<void(cudaStream_t)> run;
-    std::string note;
-};
+// The lesson of the step in one figure: elements of A a nanosecond, twice float's in bf16.
+gemv::Fields elements_per_ns(const gemv::Result& r) {
+    return {
+        {"elements_per_ns", gemv::fixed(double(r.shape.m) * double(r.shape.n) / (r.time.median_ms * 1e6), 2), true}};
+}
 
 template <class T>
-std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f, const T* A, const T* x, float* y) {
+std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceFacts& f,
+                                     gemv::DeviceProblem<T>& problem) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
     const gemv::Layout layout = o.shape.layout;
-    std::vector<Variant> out;
+    const T* A = problem.A();
+    const T* x = problem.x();
+    float* y = problem.y();
+    std::vector<gemv::GpuKernel> out;
     if (layout == gemv::Layout::row) {  // this step's kernel reads rows
         const gemv::Launch l = gemv_warp_per_row_launch<T>(m, static_cast<int>(o.integer("block-size")));
         out.push_back({"warp per row", l, gemv::traffic_x_per_row(m, n),
                        [=](cudaStream_t s) { gemv_warp_per_row<T>(A, x, y, m, n, l, s); },
-                       n % (16 / sizeof(T)) ? "element loads: a row is not a multiple of 16 bytes" : "16-byte loads"});
+                       n % (16 / sizeof(T)) ? "element loads: a row is not a multiple of 16 bytes" : "16-byte loads",
+                       elements_per_ns});
     }
     std::string table = o.text("table");
     if (table == "auto") table = default_table_path(f.name, o.precision, layout, m, n);
@@ -42,54 +43,16 @@ std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f
     const VersatilePlan& plan = versatile.plan();
     const std::string how = choice.source.rfind("tuned", 0) == 0 ? "tuned" : "heuristic";
     out.push_back({"versatile (" + how + ")", plan.launch, plan.traffic, [=](cudaStream_t s) { versatile(A, x, y, s); },
-                   describe(choice.config) + " (" + choice.source + "); " + describe(plan)});
+                   describe(choice.config) + " (" + choice.source + "); " + describe(plan), elements_per_ns});
     if constexpr (cublas_has_product_for<T>) {
         gemv_cublas_require_int_sizes(m, n);
         auto handle = std::make_shared<CublasHandle>();  // once: the warm-up runs absorb its first call
         const gemv::Traffic least{double(m) * double(n), double(n), double(m)};
         out.push_back({std::string("cublasGemmEx ") + (layout == gemv::Layout::col ? "op N" : "op T"), gemv::Launch{},
                        least, [=](cudaStream_t s) { gemv_cublas_ex<T>(*handle, A, x, y, m, n, layout, s); },
-                       "one column of B, float accumulation"});
+                       "one column of B, float accumulation", elements_per_ns});
     }
     return out;
-}
-
-template <class T>
-int run(const gemv::Options& o, const gemv::StepSpec& spec) {
-    gemv::DeviceFacts facts = gemv::query_device();
-    const std::int64_t m = o.shape.m, n = o.shape.n;
-    // A and x, and y, the reference and its scale (doubles) beside the longer of the two.
-    gemv::require_device_memory(facts, gemv::model_bytes(m, n, o.precision) + std::uint64_t(std::max(m, n)) * 24);
-    const double ceiling = gemv::measure_read_ceiling(facts);
-    gemv::DeviceProblem<T> problem(m * n, std::max(m, n), o.seed);  // filled and checked on the GPU
-    problem.use(m, n, o.shape.layout);
-    float* y = problem.y();
-    const auto poison = [&](cudaStream_t s) { GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0xFF, std::size_t(m) * 4, s)); };
-
-    std::vector<gemv::Result> results;
-    bool all_ok = true;
-    for (const Variant& v : variants<T>(o, facts, problem.A(), problem.x(), y)) {
-        gemv::Result r = gemv::result_of(spec, o, v.name);
-        r.time = gemv::time_gpu(facts, v.run, poison, o.warmup, o.reps, o.cold);
-        r.ceiling_gbps = ceiling;
-        r.datasheet_gbps = facts.datasheet_gbps();
-        r.traffic = v.traffic;
-        r.launch = (v.launch.kernel ? v.launch.describe() : "library call") + "; " + v.note;
-        r.occupancy = gemv::occupancy_of(v.launch, facts);
-        // The lesson of the step in one figure: elements of A a nanosecond, twice float's in bf16.
-        r.extra = {{"elements_per_ns", gemv::fixed(double(m) * double(n) / (r.time.median_ms * 1e6), 2), true}};
-        if (o.verify) {
-            const unsigned long long wrong = problem.count_wrong_rows();  // the last timed run's y
-            r.verified = wrong == 0;
-            if (wrong)
-                std::cerr << "step " << spec.number << " " << v.name << ": " << wrong << " of " << m
-                          << " rows outside the bound of a float sum of the stored values\n";
-            all_ok &= wrong == 0;
-        }
-        results.push_back(r);
-    }
-    gemv::print_results(std::cout, o.format, facts.metadata(), results);
-    return all_ok ? gemv::kExitOk : gemv::kExitWrong;
 }
 
 }  // namespace
@@ -109,7 +72,7 @@ int main(int argc, char** argv) {
             if constexpr (std::is_same_v<decltype(stored), float> || std::is_same_v<decltype(stored), double>)
                 return int(gemv::kExitUsage);  // not among this step's precisions: parse_options refused it
             else
-                return run<decltype(stored)>(o, spec);
+                return gemv::run_device_problem_step<decltype(stored)>(o, spec, kernels<decltype(stored)>);
         });
     });
 }

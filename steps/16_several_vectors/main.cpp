@@ -7,13 +7,13 @@
 #include <cuda_runtime.h>
 
 #include <functional>
-#include <iostream>
 #include <memory>
+#include <ostream>
 
 #include "cublas_gemm.hpp"
+#include "device_problem.cuh"
 #include "gemv_several.cuh"
 #include "gpu_step.hpp"
-#include "several_problem.cuh"
 #include "several_vectors.hpp"
 
 namespace {
@@ -36,14 +36,44 @@ std::string plan_text(const several::Plan& p) {
     return s;
 }
 
+// The compute peaks of this GPU: FP32 FMA, and the bf16 tensor cores (0 where it has none).
+struct Peaks {
+    double fma, tensor;
+};
+
+Peaks peaks_of(const gemv::DeviceFacts& f) {
+    int clock_khz = 0;
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, f.id));
+    return {several::fma_peak_gflops(f.sm_count, clock_khz, f.cc_major, f.cc_minor),
+            several::tensor_peak_gflops(f.sm_count, clock_khz, f.cc_major, f.cc_minor)};
+}
+
+// A row's own columns: the roofline of the units the variant computes on (FP32 FMA, or the bf16
+// tensor cores), from the measured ceiling and time, and whether it is the chooser's pick.
+std::function<gemv::Fields(const gemv::Result&)> roofline_figures(double intensity, double peak, bool tensor_cores,
+                                                                  bool chosen) {
+    return [=](const gemv::Result& r) -> gemv::Fields {
+        const double roof = several::roof_gflops(r.ceiling_gbps, intensity, peak);
+        return {{"k", std::to_string(r.vectors), true},
+                {"model_intensity", gemv::fixed(intensity, 4), true},
+                {"memory_roof_gflops", gemv::fixed(r.ceiling_gbps * intensity, 1), true},
+                {"compute_peak_gflops", gemv::fixed(peak, 1), true},
+                {"compute_units", tensor_cores ? "bf16 tensor cores" : "fp32 fma", false},
+                {"roof_gflops", gemv::fixed(roof, 1), true},
+                {"pct_roofline", gemv::fixed(100.0 * r.gflops() / roof, 2), true},
+                {"chosen", chosen ? "yes" : "no", false}};
+    };
+}
+
 template <class T>
-std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f, SeveralProblem<T>& problem) {
+std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceFacts& f,
+                                     gemv::DeviceProblem<T>& problem) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const int k = static_cast<int>(o.integer("k"));
+    const int k = problem.vectors();
     const gemv::Layout layout = o.shape.layout;
     const T* A = problem.A();
-    const T* X = problem.X();
-    float* Y = problem.Y();
+    const T* X = problem.x();
+    float* Y = problem.y();
     const several::Choice choice = several::choose(o.precision, m, n, k, f.cc_major);
     std::vector<Variant> out;
 
@@ -69,76 +99,45 @@ std::vector<Variant> variants(const gemv::Options& o, const gemv::DeviceFacts& f
         {std::string(bf16 ? "cublasGemmEx" : "cublasSgemm") + (layout == gemv::Layout::col ? " op N" : " op T"),
          gemv::Launch{}, least, [=](cudaStream_t s) { gemm_cublas<T>(*handle, A, X, Y, m, n, k, layout, s); },
          bf16 ? "float sums (CUBLAS_COMPUTE_32F)" : "FP32", bf16, false});
-    for (Variant& v : out)
-        if (v.chosen) v.note += "; the chooser's pick: " + choice.why;
-    return out;
+
+    // The chooser's pick marked in its name and note; each row with the roofline of its units.
+    const Peaks peaks = peaks_of(f);
+    const double intensity = several::model_intensity(m, n, k, o.precision);
+    std::vector<gemv::GpuKernel> rows;
+    for (const Variant& v : out)
+        rows.push_back(
+            {v.name + (v.chosen ? " (chosen)" : ""), v.launch, v.traffic, v.run,
+             v.chosen ? v.note + "; the chooser's pick: " + choice.why : v.note,
+             roofline_figures(intensity, v.tensor_cores ? peaks.tensor : peaks.fma, v.tensor_cores, v.chosen)});
+    return rows;
+}
+
+// Below the table: the roofline at this k, and each variant's share of its roof.
+void print_roofline(std::ostream& out, const gemv::DeviceFacts& f, const std::vector<gemv::Result>& results) {
+    if (results.empty()) return;
+    const gemv::Result& first = results.front();
+    const std::int64_t k = first.vectors;
+    const double intensity = several::model_intensity(first.shape.m, first.shape.n, k, first.precision);
+    const double ceiling = first.ceiling_gbps;
+    const Peaks peaks = peaks_of(f);
+    out << "\nroofline at k = " << k << ": " << gemv::fixed(intensity, 2)
+        << " flop/byte (A once, X and Y once); memory roof " << gemv::fixed(ceiling * intensity, 0)
+        << " GFLOP/s, FP32 FMA peak " << gemv::fixed(peaks.fma, 0) << " GFLOP/s";
+    if (peaks.tensor > 0) out << ", bf16 tensor-core peak " << gemv::fixed(peaks.tensor, 0) << " GFLOP/s";
+    out << "\n";
+    const auto field = [](const gemv::Result& r, const std::string& name) {
+        for (const auto& f : r.extra)
+            if (f.name == name) return f.text;
+        return std::string("-");
+    };
+    for (const auto& r : results)
+        out << "  " << r.variant << ": " << gemv::fixed(r.gflops(), 0) << " GFLOP/s, " << field(r, "pct_roofline")
+            << " % of its roof (" << field(r, "roof_gflops") << " GFLOP/s, " << field(r, "compute_units") << ")\n";
 }
 
 template <class T>
 int run(const gemv::Options& o, const gemv::StepSpec& spec) {
-    gemv::DeviceFacts facts = gemv::query_device();
-    const std::int64_t m = o.shape.m, n = o.shape.n;
-    const int k = static_cast<int>(o.integer("k"));
-    gemv::require_device_memory(facts, SeveralProblem<T>::bytes(m, n, k));
-    const double ceiling = gemv::measure_read_ceiling(facts);
-    int clock_khz = 0;
-    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, facts.id));
-    const double fma = several::fma_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor);
-    const double tensor = several::tensor_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor);
-    const double intensity = several::model_intensity(m, n, k, o.precision);
-
-    SeveralProblem<T> problem(m, n, k, o.shape.layout, o.seed);  // filled and checked on the GPU
-    const auto poison = [&](cudaStream_t s) { problem.poison(s); };
-    std::vector<gemv::Result> results;
-    bool all_ok = true;
-    for (const Variant& v : variants<T>(o, facts, problem)) {
-        gemv::Result r = gemv::result_of(spec, o, v.name + (v.chosen ? " (chosen)" : ""));
-        r.vectors = k;
-        r.time = gemv::time_gpu(facts, v.run, poison, o.warmup, o.reps, o.cold);
-        r.ceiling_gbps = ceiling;
-        r.datasheet_gbps = facts.datasheet_gbps();
-        r.traffic = v.traffic;
-        r.launch = (v.launch.kernel ? v.launch.describe() : "library call") + "; " + v.note;
-        r.occupancy = gemv::occupancy_of(v.launch, facts);
-        // The roofline of the units this variant computes on: FP32 FMA, or the bf16 tensor cores.
-        const double peak = v.tensor_cores ? tensor : fma;
-        const double roof = several::roof_gflops(ceiling, intensity, peak);
-        r.extra = {{"k", std::to_string(k), true},
-                   {"model_intensity", gemv::fixed(intensity, 4), true},
-                   {"memory_roof_gflops", gemv::fixed(ceiling * intensity, 1), true},
-                   {"compute_peak_gflops", gemv::fixed(peak, 1), true},
-                   {"compute_units", v.tensor_cores ? "bf16 tensor cores" : "fp32 fma", false},
-                   {"roof_gflops", gemv::fixed(roof, 1), true},
-                   {"pct_roofline", gemv::fixed(100.0 * r.gflops() / roof, 2), true},
-                   {"chosen", v.chosen ? "yes" : "no", false}};
-        if (o.verify) {
-            const unsigned long long wrong = problem.count_wrong();  // the last timed run's Y
-            r.verified = wrong == 0;
-            if (wrong)
-                std::cerr << "step " << spec.number << " " << v.name << ": " << wrong << " of " << m * k
-                          << " elements of Y outside the bound of a float sum of the stored values\n";
-            all_ok &= wrong == 0;
-        }
-        results.push_back(r);
-    }
-    gemv::print_results(std::cout, o.format, facts.metadata(), results);
-    if (o.format == gemv::Format::table) {
-        std::cout << "\nroofline at k = " << k << ": " << gemv::fixed(intensity, 2)
-                  << " flop/byte (A once, X and Y once); memory roof " << gemv::fixed(ceiling * intensity, 0)
-                  << " GFLOP/s, FP32 FMA peak " << gemv::fixed(fma, 0) << " GFLOP/s";
-        if (tensor > 0) std::cout << ", bf16 tensor-core peak " << gemv::fixed(tensor, 0) << " GFLOP/s";
-        std::cout << "\n";
-        const auto field = [](const gemv::Result& r, const std::string& name) {
-            for (const auto& f : r.extra)
-                if (f.name == name) return f.text;
-            return std::string("-");
-        };
-        for (const auto& r : results)
-            std::cout << "  " << r.variant << ": " << gemv::fixed(r.gflops(), 0) << " GFLOP/s, "
-                      << field(r, "pct_roofline") << " % of its roof (" << field(r, "roof_gflops") << " GFLOP/s, "
-                      << field(r, "compute_units") << ")\n";
-    }
-    return all_ok ? gemv::kExitOk : gemv::kExitWrong;
+    return gemv::run_device_problem_step<T>(o, spec, kernels<T>, static_cast<int>(o.integer("k")), print_roofline);
 }
 
 }  // namespace

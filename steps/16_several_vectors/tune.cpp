@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "device_problem.cuh"
 #include "gemv_several.cuh"
 #include "gpu_step.hpp"
-#include "several_problem.cuh"
 #include "several_vectors.hpp"
 
 namespace {
@@ -40,7 +40,7 @@ int tune(const gemv::Options& o) {
     const std::vector<int> ks = parse_ks(o.text("ks"));
     int largest = 0;
     for (int k : ks) largest = std::max(largest, k);
-    gemv::require_device_memory(facts, SeveralProblem<T>::bytes(m, n, largest));
+    gemv::require_device_memory(facts, gemv::DeviceProblem<T>::bytes(o.shape, largest));
     const double ceiling = gemv::measure_read_ceiling(facts);
     int clock_khz = 0;
     GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, facts.id));
@@ -49,7 +49,7 @@ int tune(const gemv::Options& o) {
 
     std::vector<gemv::Fields> out;
     for (int k : ks) {
-        SeveralProblem<T> problem(m, n, k, layout, o.seed);
+        gemv::DeviceProblem<T> problem(o.shape, o.seed, k);
         std::vector<several::Plan> plans;
         for (int g : several::kRegisterGroups)
             if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
@@ -61,15 +61,15 @@ int tune(const gemv::Options& o) {
             const auto run = [&](cudaStream_t s) {
                 if constexpr (std::is_same_v<T, __nv_bfloat16>)
                     if (p.kernel == several::Kernel::tensor_cores) {
-                        gemv_tensor_cores(p, layout, problem.A(), problem.X(), problem.Y(), m, n, k, s);
+                        gemv_tensor_cores(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
                         return;
                     }
-                gemv_register_blocked<T>(p, layout, problem.A(), problem.X(), problem.Y(), m, n, k, s);
+                gemv_register_blocked<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
             };
             if (o.verify) {
                 problem.poison();
                 run(0);
-                if (const auto wrong = problem.count_wrong()) {
+                if (const auto wrong = problem.count_wrong_rows()) {
                     std::cerr << "step16_tune: " << several::to_string(p.kernel) << " with " << p.group
                               << " vectors is wrong at k = " << k << ": " << wrong << " elements outside the bound\n";
                     return gemv::kExitWrong;
