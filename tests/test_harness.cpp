@@ -222,8 +222,22 @@ TEST_CASE("the CPU ceiling is measured only where a table compares a figure with
     slow.time = summarize({2 * kCpuNoiseFloorMs});
     std::vector<Result> one_slow = {quick, slow};
     set_cpu_ceiling(one_slow);
-    REQUIRE(one_slow[0].ceiling_gbps > 0);
+    // Measured: a figure, or "busy" where the test ran beside other processes (as under CI).
+    REQUIRE((one_slow[0].ceiling_gbps > 0) != one_slow[0].ceiling_busy);
     REQUIRE(one_slow[0].ceiling_gbps == one_slow[1].ceiling_gbps);
+    REQUIRE(one_slow[0].ceiling_busy == one_slow[1].ceiling_busy);
+}
+
+TEST_CASE("the CPU ceiling keeps only passes whose threads ran, and is busy where a stream count has none",
+          "[harness]") {
+    const double ran = kCeilingCpuShare, starved = 0.5 * kCeilingCpuShare;
+    // The fastest pass that ran is kept; a faster one whose threads waited for a core is not.
+    REQUIRE(trusted_ceiling_seconds({{1, 0.30, 1.0}, {8, 0.20, ran}, {8, 0.10, starved}, {1, 0.25, 0.99}}) == 0.20);
+    // Every stream count tried needs a pass that ran: without the eight-stream passes the ceiling
+    // would be the one-stream pass's, low where eight streams read faster.
+    REQUIRE(trusted_ceiling_seconds({{1, 0.30, 1.0}, {8, 0.20, starved}, {8, 0.22, starved}}) == 0);
+    REQUIRE(trusted_ceiling_seconds({{1, 0.30, starved}, {8, 0.20, starved}}) == 0);
+    REQUIRE(trusted_ceiling_seconds({}) == 0);
 }
 
 TEST_CASE("timings are summarised by median, min and max", "[harness]") {
