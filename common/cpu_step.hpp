@@ -37,8 +37,9 @@ struct CeilingPass {
 // A pass lasts as long as its slowest thread, so a thread that ran a share s of it can stretch it to
 // 1/s and the ceiling reads that much low: other processes spinning on the cores put OpenBLAS at
 // 117 % of such a ceiling. At 90 % the ceiling reads at most 11 % low, which keeps step 02 (85-90 %
-// of the ceiling on a quiet host) under the 105 % a measurement may show; a quiet host gives every
-// thread 99 % and more (its own interrupts and page faults count as its time), far above it.
+// of the ceiling on a quiet host) under the 105 % a measurement may show. On a quiet 2-core VM most
+// passes gave every thread 99-100 %, one in ten 93-97 %; beside a build, 30-50 %. What slows the
+// memory itself without taking the cores (another VM on the same machine) it cannot see.
 constexpr double kCeilingCpuShare = 0.9;
 
 // The ceiling's time: the fastest pass whose threads all ran (cpu_share at least kCeilingCpuShare).
