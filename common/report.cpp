@@ -65,8 +65,8 @@ Fields fields(const Metadata& meta, const Result& r) {
     append(f, time_fields(r.time));
     append(f, {
                   {"gbps", number(r.gbps()), true},
-                  {"ceiling_gbps", number(r.ceiling_gbps), true},
-                  {"pct_ceiling", number(r.pct_ceiling()), true},
+                  {"ceiling_gbps", r.ceiling_busy ? kCeilingBusy : number(r.ceiling_gbps), true},
+                  {"pct_ceiling", r.ceiling_busy ? kCeilingBusy : number(r.pct_ceiling()), true},
                   {"datasheet_gbps", number(r.datasheet_gbps), true},
                   {"pct_datasheet", number(r.pct_datasheet()), true},
                   {"gflops", number(r.gflops()), true},
@@ -89,18 +89,21 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
         << format_bytes(static_cast<double>(f.bytes())) << " moved at least), " << (f.cold ? "cold" : "hot")
         << " cache, median of " << f.time.reps << "\n"
         << origin_line(meta) << "\n"
-        << (f.ceiling_gbps > 0 ? "ceiling " + fixed(f.ceiling_gbps, 0) + " GB/s measured"
-                               : std::string("ceiling not measured: no figure here is compared with it"));
+        << (f.ceiling_busy       ? std::string("ceiling not trusted: taken on a busy host")
+            : f.ceiling_gbps > 0 ? "ceiling " + fixed(f.ceiling_gbps, 0) + " GB/s measured"
+                                 : std::string("ceiling not measured: no figure here is compared with it"));
     if (f.datasheet_gbps > 0) out << ", " << fixed(f.datasheet_gbps, 0) << " GB/s datasheet";
     out << "\n\n";
     const std::vector<std::string> head = {"variant", "time [us]", "min..max [us]", "GB/s", "% ceil",  "GFLOP/s",
                                            "CGMA",    "launch",    "occupancy",     "regs", "verified"};
     const bool cpu = meta.runtime_version == "-";
     std::vector<std::vector<std::string>> rows;
-    bool noise = false;
+    bool noise = false, busy = false;
     for (const auto& r : results) {
-        const ShownFigures s = shown_figures(r.gbps(), r.pct_ceiling(), r.gflops(), r.time.median_ms, failed(r), cpu);
+        const ShownFigures s =
+            shown_figures(r.gbps(), r.pct_ceiling(), r.gflops(), r.time.median_ms, failed(r), cpu, r.ceiling_busy);
         noise |= s.noise;
+        busy |= s.busy;
         rows.push_back({r.variant, fixed(r.time.median_ms * 1e3, 1),
                         fixed(r.time.min_ms * 1e3, 1) + ".." + fixed(r.time.max_ms * 1e3, 1), s.gbps, s.pct_ceiling,
                         s.gflops, fixed(r.cgma(), 3), r.launch, occupancy_text(r.occupancy),
@@ -108,6 +111,7 @@ void print_table(std::ostream& out, const Metadata& meta, const std::vector<Resu
     }
     print_columns(out, head, rows, {0, 7, 8});
     if (noise) out << noise_note() << "\n";
+    if (busy) out << busy_note() << "\n";
 }
 
 }  // namespace
@@ -153,10 +157,18 @@ std::string noise_note() {
            " ms times thread start-up more than memory, so its % of the ceiling is not shown";
 }
 
-ShownFigures shown_figures(double gbps, double pct_ceiling, double gflops, double median_ms, bool failed, bool cpu) {
-    if (failed) return {"-", "-", "-", false};
-    if (cpu && median_ms < kCpuNoiseFloorMs) return {fixed(gbps, 1), "noise", fixed(gflops, 1), true};
-    return {fixed(gbps, 1), fixed(pct_ceiling, 1), fixed(gflops, 1), false};
+std::string busy_note() {
+    return std::string(kCeilingBusy) +
+           ": other processes took CPU time from the ceiling's threads while they read it, so it would read low"
+           " and no % of it is shown";
+}
+
+ShownFigures shown_figures(double gbps, double pct_ceiling, double gflops, double median_ms, bool failed, bool cpu,
+                           bool ceiling_busy) {
+    if (failed) return {"-", "-", "-", false, false};
+    if (cpu && median_ms < kCpuNoiseFloorMs) return {fixed(gbps, 1), "noise", fixed(gflops, 1), true, false};
+    if (ceiling_busy) return {fixed(gbps, 1), kCeilingBusy, fixed(gflops, 1), false, true};
+    return {fixed(gbps, 1), fixed(pct_ceiling, 1), fixed(gflops, 1), false, false};
 }
 
 void print_columns(std::ostream& out, const std::vector<std::string>& head,

@@ -20,15 +20,22 @@ void print_results(std::ostream& out, Format format, const Metadata& meta, const
 // matrix of a few hundred KiB takes tens of microseconds): its % of the ceiling is noise.
 constexpr double kCpuNoiseFloorMs = 0.1;
 
+// What the % of the ceiling and the ceiling say, in tables, CSV and JSON alike, where the CPU
+// ceiling was taken on a busy host (Result::ceiling_busy).
+constexpr const char* kCeilingBusy = "busy";
+
 // The GB/s, % of the ceiling and GFLOP/s as tables show them (the step's and the ladder's): none
 // for a run that failed verification (a kernel that did nothing reads as 800 % of the ceiling),
-// and "noise" for the % of a CPU run under kCpuNoiseFloorMs.
+// "noise" for the % of a CPU run under kCpuNoiseFloorMs, and kCeilingBusy where the ceiling was.
 struct ShownFigures {
     std::string gbps, pct_ceiling, gflops;
     bool noise = false;
+    bool busy = false;
 };
-ShownFigures shown_figures(double gbps, double pct_ceiling, double gflops, double median_ms, bool failed, bool cpu);
+ShownFigures shown_figures(double gbps, double pct_ceiling, double gflops, double median_ms, bool failed, bool cpu,
+                           bool ceiling_busy);
 std::string noise_note();  // the line under a table that shows "noise"
+std::string busy_note();   // the line under a table that shows kCeilingBusy
 
 // The writers behind print_results, for a program whose rows are not GEMV results (step 00's
 // facts, step 07's products, the ladder's, step 11's benchmark). CSV (the names of the first row

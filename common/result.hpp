@@ -55,6 +55,7 @@ struct Result {
     bool cold = true;
     Stats time;
     double ceiling_gbps = 0;    // measured on this run
+    bool ceiling_busy = false;  // the CPU ceiling's passes lost their CPUs to other processes: no %
     double datasheet_gbps = 0;  // 0 where there is none
     Traffic traffic;            // what the kernel loads and stores, for CGMA
     std::string launch;         // "grid 32768, block 256" or "16 threads, static"

@@ -180,18 +180,18 @@ TEST_CASE("the reference is the same in both layouts", "[harness]") {
 TEST_CASE("tables show a run's figures only where they mean something", "[harness]") {
     // A failed run shows no GB/s, % of the ceiling or GFLOP/s, on the CPU or the GPU.
     for (const bool cpu : {true, false}) {
-        const ShownFigures f = shown_figures(850.0, 718.0, 425.0, 5.0, true, cpu);
+        const ShownFigures f = shown_figures(850.0, 718.0, 425.0, 5.0, true, cpu, false);
         REQUIRE(f.gbps == "-");
         REQUIRE(f.pct_ceiling == "-");
         REQUIRE(f.gflops == "-");
     }
     // A CPU run under the noise floor shows its GB/s but says "noise" for the %; a GPU run does not.
-    const ShownFigures quick_cpu = shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, true);
+    const ShownFigures quick_cpu = shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, true, false);
     REQUIRE(quick_cpu.noise);
     REQUIRE(quick_cpu.pct_ceiling == "noise");
     REQUIRE(quick_cpu.gbps == "20.0");
-    REQUIRE(shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, false).pct_ceiling == "150.0");
-    REQUIRE(shown_figures(20.0, 80.0, 10.0, 2 * kCpuNoiseFloorMs, false, true).pct_ceiling == "80.0");
+    REQUIRE(shown_figures(20.0, 150.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, false, false).pct_ceiling == "150.0");
+    REQUIRE(shown_figures(20.0, 80.0, 10.0, 2 * kCpuNoiseFloorMs, false, true, false).pct_ceiling == "80.0");
 
     // The step's own table: a wrong run's row has no figures, and the noise line appears only when used.
     Result wrong;
@@ -222,8 +222,53 @@ TEST_CASE("the CPU ceiling is measured only where a table compares a figure with
     slow.time = summarize({2 * kCpuNoiseFloorMs});
     std::vector<Result> one_slow = {quick, slow};
     set_cpu_ceiling(one_slow);
-    REQUIRE(one_slow[0].ceiling_gbps > 0);
+    // Measured: a figure, or "busy" where the test ran beside other processes (as under CI).
+    REQUIRE((one_slow[0].ceiling_gbps > 0) != one_slow[0].ceiling_busy);
     REQUIRE(one_slow[0].ceiling_gbps == one_slow[1].ceiling_gbps);
+    REQUIRE(one_slow[0].ceiling_busy == one_slow[1].ceiling_busy);
+}
+
+TEST_CASE("the CPU ceiling keeps only passes whose threads ran, and is busy where a stream count has none",
+          "[harness]") {
+    const double ran = kCeilingCpuShare, starved = 0.5 * kCeilingCpuShare;
+    // The fastest pass that ran is kept; a faster one whose threads waited for a core is not.
+    REQUIRE(trusted_ceiling_seconds({{1, 0.30, 1.0}, {8, 0.20, ran}, {8, 0.10, starved}, {1, 0.25, 0.99}}) == 0.20);
+    // Every stream count tried needs a pass that ran: without the eight-stream passes the ceiling
+    // would be the one-stream pass's, low where eight streams read faster.
+    REQUIRE(trusted_ceiling_seconds({{1, 0.30, 1.0}, {8, 0.20, starved}, {8, 0.22, starved}}) == 0);
+    REQUIRE(trusted_ceiling_seconds({{1, 0.30, starved}, {8, 0.20, starved}}) == 0);
+    REQUIRE(trusted_ceiling_seconds({}) == 0);
+}
+
+TEST_CASE("a ceiling taken on a busy host shows busy, not a %, in tables, CSV and JSON", "[harness]") {
+    const ShownFigures busy = shown_figures(20.0, 117.0, 10.0, 2 * kCpuNoiseFloorMs, false, true, true);
+    REQUIRE(busy.busy);
+    REQUIRE(busy.pct_ceiling == kCeilingBusy);
+    REQUIRE(busy.gbps == "20.0");
+    // A failed run still shows no figures, and a run under the noise floor still says "noise".
+    REQUIRE(shown_figures(20.0, 117.0, 10.0, 2 * kCpuNoiseFloorMs, true, true, true).pct_ceiling == "-");
+    REQUIRE(shown_figures(20.0, 117.0, 10.0, 0.5 * kCpuNoiseFloorMs, false, true, true).pct_ceiling == "noise");
+
+    Result r;
+    r.step = "02";
+    r.shape = {4096, 4096, Layout::row};
+    r.time = summarize({5.0});
+    r.verified = true;
+    r.ceiling_busy = true;
+    std::ostringstream table, csv, json;
+    print_results(table, Format::table, cpu_metadata(), {r});
+    print_results(csv, Format::csv, cpu_metadata(), {r});
+    print_results(json, Format::json, cpu_metadata(), {r});
+    INFO(table.str() << csv.str() << json.str());
+    REQUIRE(table.str().find("busy host") != std::string::npos);
+    REQUIRE(table.str().find(busy_note()) != std::string::npos);
+    REQUIRE(csv.str().find(",busy,busy,") != std::string::npos);  // ceiling_gbps, pct_ceiling
+    REQUIRE(json.str().find("\"ceiling_gbps\": \"busy\", \"pct_ceiling\": \"busy\"") != std::string::npos);
+    r.ceiling_busy = false;
+    r.ceiling_gbps = 40;
+    std::ostringstream quiet;
+    print_results(quiet, Format::table, cpu_metadata(), {r});
+    REQUIRE(quiet.str().find(busy_note()) == std::string::npos);
 }
 
 TEST_CASE("timings are summarised by median, min and max", "[harness]") {

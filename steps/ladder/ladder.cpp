@@ -204,7 +204,7 @@ Yardsticks yardsticks(const std::vector<Outcome>& outcomes) {
 struct Ladder {
     std::vector<std::vector<std::string>> table;
     std::vector<Row> rows;
-    bool all_ok = true, noise = false, vectors = false;
+    bool all_ok = true, noise = false, busy = false, vectors = false;
 };
 
 Ladder tabulate(const std::vector<Outcome>& outcomes, gemv::Precision ladder) {
@@ -227,9 +227,11 @@ Ladder tabulate(const std::vector<Outcome>& outcomes, gemv::Precision ladder) {
             const double occ = num(r, "occupancy");
             // A wrong result has no speed worth comparing either.
             const bool failed = r["verified"] == "NO";
-            const gemv::ShownFigures s = gemv::shown_figures(num(r, "gbps"), num(r, "pct_ceiling"), num(r, "gflops"), t,
-                                                             failed, r["runtime"] == "-");
+            const gemv::ShownFigures s =
+                gemv::shown_figures(num(r, "gbps"), num(r, "pct_ceiling"), num(r, "gflops"), t, failed,
+                                    r["runtime"] == "-", r["pct_ceiling"] == gemv::kCeilingBusy);
             l.noise |= s.noise;
+            l.busy |= s.busy;
             l.vectors |= k != 1;
             std::string kernel = oc.step.name + " / " + r["variant"];
             if (r["precision"] != gemv::to_string(ladder)) kernel += ", " + r["precision"];  // step 15's bf16
@@ -264,6 +266,7 @@ void print_table(const Ladder& l, const std::vector<Outcome>& outcomes, const ge
         std::cout << "k=N: N vectors at once (step 16): time, GB/s and GFLOP/s are the whole product's; vs 01 and"
                      " vs cuBLAS divide its time by N.\n";
     if (l.noise) std::cout << gemv::noise_note() << "\n";
+    if (l.busy) std::cout << gemv::busy_note() << "\n";
 }
 
 // CSV or JSON, every value as text. A JSON object holds the keys its row has, in name order; CSV
