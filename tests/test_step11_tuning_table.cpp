@@ -88,6 +88,18 @@ TEST_CASE("step 11: the table is chosen by shape, not by size", "[step11]") {
     REQUIRE(versatile_invalid(odd.config, gemv::Layout::col, 1000003, 16, 4).empty());
 }
 
+TEST_CASE("step 11: column-major sums folded in shared memory fit the 48 KiB a launch gets", "[step11]") {
+    // 32 threads down a column of a 1024-thread block, 16 fp8 elements a load: 32 x 32 x 16 float
+    // sums are 64 KiB, which the launch refuses; 8 bf16 elements (32 KiB) fit.
+    const VersatileConfig c = NamedConfig().block(1024).vector(16).unroll(1).threads_per_row(32);
+    REQUIRE(col_fold_bytes(c, 4) == 64 * 1024);
+    REQUIRE_FALSE(versatile_invalid(c, gemv::Layout::col, 7680, 53, 1).empty());
+    const VersatileConfig bf16 = NamedConfig().block(1024).vector(8).unroll(1).threads_per_row(32);
+    REQUIRE(versatile_invalid(bf16, gemv::Layout::col, 7680, 53, 2).empty());
+    // One thread a column slice folds nothing.
+    REQUIRE(col_fold_bytes(NamedConfig().block(1024).vector(16).threads_per_row(1), 4) == 0);
+}
+
 TEST_CASE("step 11: a saved table loads back the same", "[step11]") {
     const TempDir dir;
     const std::string path = saved_table(dir, "roundtrip.csv", "float", "col", two_points());

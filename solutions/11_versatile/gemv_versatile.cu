@@ -146,9 +146,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
     switch (p.family) {
         case Family::col: {
             l.grid = dim3(blocks, static_cast<unsigned>(c.blocks_per_row));
-            const int groups = lanes < 32 ? c.block / 32 : c.threads_per_row;  // fold buffer: rows x groups
-            l.dynamic_shared = c.threads_per_row == 1 ? 0 : std::size_t(groups) * lanes * c.vector * sizeof(Acc);
-            if (cluster) l.dynamic_shared += std::size_t(lanes) * c.vector * sizeof(Acc);
+            l.dynamic_shared = static_cast<std::size_t>(col_fold_bytes(c, sizeof(Acc)));
             break;
         }
         case Family::row:

@@ -144,6 +144,14 @@ std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::
     return (std::int64_t(c.block / c.threads_per_row) * n + 2 * c.vector) * std::int64_t(elem);
 }
 
+std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size) {
+    const std::int64_t lanes = c.block / c.threads_per_row;  // threads down a column
+    // The fold buffer, rows x groups; none where one thread covers a column slice alone.
+    const std::int64_t groups = c.threads_per_row == 1 ? 0 : lanes < 32 ? c.block / 32 : c.threads_per_row;
+    const std::int64_t cluster = c.combine == Combine::cluster ? lanes : 0;  // the cluster's row sums
+    return (groups * lanes + cluster) * c.vector * std::int64_t(acc_size);
+}
+
 std::int64_t blocks_per_wave(int sm_count, int block) {
     return std::int64_t(sm_count) * (2048 / block);  // Hopper: 2048 threads per SM
 }
@@ -178,6 +186,9 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
         case Loads::aligned:
             if ((col ? m : n) % c.vector)
                 return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
+            if (col && col_fold_bytes(c, elem == 8 ? 8 : 4) > kFlatTileBytes)
+                return "column-major folds block x vector sums in shared memory: at most " +
+                       std::to_string(kFlatTileBytes / 1024) + " KiB";
             break;
         case Loads::tiles:
             if (c.vector != widest_vector_of(elem)) return "tiles are read with 16-byte loads";

@@ -110,6 +110,11 @@ constexpr std::int64_t kFlatMaxRows = 4096;
 std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem_size);
 constexpr std::int64_t kFlatTileBytes = 48 * 1024;
 
+// Column-major with several threads down a column: the shared memory a block folds its sums in
+// (rows x groups accumulators, and the cluster's row sums). A kernel launched without asking for
+// more gets at most kFlatTileBytes; fp8's 16-element loads at block 1024 would need 64 KiB.
+std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size);
+
 // Blocks the GPU holds at once at full occupancy: a grid of a whole number of these waves leaves
 // no block to run alone at the end.
 std::int64_t blocks_per_wave(int sm_count, int block);
