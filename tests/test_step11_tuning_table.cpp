@@ -100,6 +100,17 @@ TEST_CASE("step 11: column-major sums folded in shared memory fit the 48 KiB a l
     REQUIRE(col_fold_bytes(NamedConfig().block(1024).vector(16).threads_per_row(1), 4) == 0);
 }
 
+TEST_CASE("step 11: a table of a narrow format keeps its wider loads", "[step11]") {
+    // 8 bf16 elements are one 16-byte load: valid in a bf16 table, though 32 bytes in float.
+    const TempDir dir;
+    const std::vector<TunedPoint> points = {{1 << 20, 16, NamedConfig().block(256).vector(8).unroll(4), 100}};
+    const std::string path = saved_table(dir, "bf16.csv", "bf16", "col", points);
+    REQUIRE(load_tuning_table(path).points.size() == 1);
+    const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::bf16, 1 << 20, 16);
+    REQUIRE(c.source.rfind("tuned at", 0) == 0);
+    REQUIRE(c.config.vector == 8);
+}
+
 TEST_CASE("step 11: a saved table loads back the same", "[step11]") {
     const TempDir dir;
     const std::string path = saved_table(dir, "roundtrip.csv", "float", "col", two_points());

@@ -116,7 +116,10 @@ TuningTable load_tuning_table(const std::string& path) {
             header = true;
             continue;
         }
-        const std::size_t elem = t.precision == "double" ? 8 : 4;
+        gemv::Precision precision;
+        if (!gemv::parse_precision(t.precision, precision))
+            throw std::runtime_error(path + " names no precision the lab knows before its points");
+        const std::size_t elem = gemv::element_size(precision);  // a bf16 table's 8-element loads are valid
         t.points.push_back(parse_point(line, t.layout == "row" ? gemv::Layout::row : gemv::Layout::col, elem));
     }
     if (t.device.empty() || t.precision.empty() || t.layout.empty())
