@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Writes the top of every step's README: where a student edits, and where the rest of the step is.
+
+One step lives in several trees (steps/, solutions/, exercises/, tests/, slides/, slides/data/);
+the table right under each README's title names them, so a student opening steps/NN_name/ finds
+the exercise first. The table is made from the files that exist, between two comments:
+
+    <!-- begin where: cmake/step_readmes.py writes this table -->
+    ...
+    <!-- end where -->
+
+  step_readmes.py           rewrite the tables (adding one under the title where there is none)
+  step_readmes.py --check   change nothing; exit 1, naming the READMEs, if a table is out of date
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+OPEN = "<!-- begin where: cmake/step_readmes.py writes this table -->"
+CLOSE = "<!-- end where -->"
+BLOCK = re.compile(re.escape(OPEN) + r".*?" + re.escape(CLOSE) + r"\n*", re.S)
+GENERATED = "// Generated from "  # the first line of an exercise to fill in (generate_exercises.py)
+
+
+def link(path, here):
+    """A Markdown link to the repo path `path` from the folder `here` (both relative to the root)."""
+    rel = pathlib.PurePosixPath(*([".."] * len(here.parts)), path)
+    return f"[`{path}`]({rel.as_posix()})"
+
+
+def table(root, step_dir):
+    here = step_dir.relative_to(root)
+    name, number = step_dir.name, step_dir.name[:2]
+    rows = []
+    exercises = sorted(p for p in (root / "exercises" / name).glob("*")
+                       if p.is_file() and p.read_text().startswith(GENERATED))
+    if exercises:
+        files = ", ".join(link(p.relative_to(root).as_posix(), here) for p in exercises)
+        rows.append(("**your exercise**", f"{files}: fill in the TODOs, then "
+                     f"`cmake --build --preset exercises --target check_step{number}`"))
+    if (root / "solutions" / name).is_dir():
+        rows.append(("the solution", link(f"solutions/{name}/", here)))
+    programs = sorted(p.name for p in step_dir.glob("*") if p.suffix in {".cpp", ".cu"})
+    rows.append(("the program" if len(programs) == 1 else "the programs", ", ".join(f"[`{p}`]({p})" for p in programs)))
+    tests = sorted((root / "tests").glob(f"test_step{number}_*.cpp"))
+    if tests:
+        rows.append(("the tests", ", ".join(link(p.relative_to(root).as_posix(), here) for p in tests)))
+    deck = root / "slides" / f"{name}.md"
+    if deck.is_file():
+        rows.append(("the deck", link(deck.relative_to(root).as_posix(), here)))
+    data = sorted(root.joinpath("slides", "data").rglob(f"*_step{number}*"))
+    if data:
+        rows.append(("measured data", f"`slides/data/*_step{number}*`"))
+    lines = [OPEN, "| what | where |", "|---|---|"] + [f"| {what} | {where} |" for what, where in rows] + [CLOSE]
+    return "\n".join(lines) + "\n\n"
+
+
+def with_table(text, block):
+    if BLOCK.search(text):
+        return BLOCK.sub(lambda _: block, text, count=1)
+    title, _, rest = text.partition("\n")  # under the title
+    return f"{title}\n\n{block}{rest.lstrip(chr(10))}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
+    ap.add_argument("--check", action="store_true", help="change nothing; fail if a table is out of date")
+    args = ap.parse_args()
+    root = args.root.resolve()
+    stale = []
+    for step_dir in sorted(root.glob("steps/[0-9][0-9]_*")):
+        readme = step_dir / "README.md"
+        if not readme.is_file():
+            continue
+        text = readme.read_text()
+        new = with_table(text, table(root, step_dir))
+        if new != text:
+            stale.append(readme.relative_to(root).as_posix())
+            if not args.check:
+                readme.write_text(new)
+    if args.check and stale:
+        print("step_readmes: these READMEs' tables of where things are are out of date:", file=sys.stderr)
+        for name in stale:
+            print(f"  {name}", file=sys.stderr)
+        print("run: python3 cmake/step_readmes.py", file=sys.stderr)
+        return 1
+    print(f"step_readmes: {'wrote ' + ', '.join(stale) if stale and not args.check else 'every table is up to date'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
