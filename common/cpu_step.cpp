@@ -2,7 +2,6 @@
 
 #include <omp.h>
 #include <time.h>
-#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -15,16 +14,6 @@
 namespace gemv {
 
 namespace {
-
-std::uint64_t cpu_ceiling_buffer_bytes() {
-    // Far larger than the last-level cache (as the system reports it; a virtual machine may report
-    // its host's), and at least 1 GiB; at most an eighth of the memory.
-    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-    std::uint64_t bytes = std::max<std::uint64_t>(std::uint64_t(1) << 30, llc > 0 ? 4 * std::uint64_t(llc) : 0);
-    if (memory > 0) bytes = std::min(bytes, static_cast<std::uint64_t>(memory / 8));
-    return bytes;
-}
 
 constexpr int kStreamChoices[] = {1, 2, 4, 8, 16};
 constexpr int kMostStreams = 16;
@@ -80,7 +69,7 @@ CpuCeiling measure_cpu_read_ceiling(double seconds) {
     // the prefetchers fetch ahead: on the GPU host's 16 cores one stream a thread read 83 GB/s and
     // eight 117. So the passes go through 1 to 16 streams a thread, and the best pass is the ceiling.
     const std::int64_t team = omp_get_max_threads(), unit = team * kMostStreams;
-    const std::int64_t lines = static_cast<std::int64_t>(cpu_ceiling_buffer_bytes() / 64) / unit * unit;
+    const std::int64_t lines = static_cast<std::int64_t>(cpu_uncached_bytes() / 64) / unit * unit;
     HostArray<double> buffer(static_cast<std::size_t>(lines) * 8);
     double* const data = buffer.data();
 #pragma omp parallel

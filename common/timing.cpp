@@ -18,11 +18,15 @@ Stats summarize(std::vector<double> ms) {
     return s;
 }
 
-CpuCacheScrubber::CpuCacheScrubber() {
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = 32L << 20;
-    buffer_.assign(static_cast<std::size_t>(2 * llc) / sizeof(double), 1.0);
+std::size_t cpu_uncached_bytes() {
+    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    std::size_t bytes = std::max<std::size_t>(std::size_t(1) << 30, llc > 0 ? 4 * std::size_t(llc) : 0);
+    if (memory > 0) bytes = std::min(bytes, static_cast<std::size_t>(memory / 8));
+    return bytes;
 }
+
+CpuCacheScrubber::CpuCacheScrubber() : buffer_(cpu_uncached_bytes() / sizeof(double), 1.0) {}
 
 void CpuCacheScrubber::scrub() {
     double sum = 0;

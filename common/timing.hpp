@@ -16,7 +16,13 @@ struct Stats {
 
 Stats summarize(std::vector<double> ms);
 
-// Evicts the CPU's last-level cache by streaming a buffer twice its size.
+// Bytes that no cache holds: four times the last-level cache (as the system reports it; a virtual
+// machine may report its host's, or one socket's of several) and at least 1 GiB, at most an eighth
+// of the memory. The CPU ceiling reads a buffer this large, and a cold run scrubs as many bytes,
+// so that a kernel's matrix is no warmer than the ceiling's buffer.
+std::size_t cpu_uncached_bytes();
+
+// Evicts the CPU's caches by streaming cpu_uncached_bytes().
 class CpuCacheScrubber {
 public:
     CpuCacheScrubber();
