@@ -17,10 +17,14 @@ import pathlib
 import re
 import sys
 
+import generate_exercises  # beside this file
+
 OPEN = "<!-- begin where: cmake/step_readmes.py writes this table -->"
 CLOSE = "<!-- end where -->"
 BLOCK = re.compile(re.escape(OPEN) + r".*?" + re.escape(CLOSE) + r"\n*", re.S)
-GENERATED = "// Generated from "  # the first line of an exercise to fill in (generate_exercises.py)
+# The first line of an exercise to fill in, as generate_exercises.py writes it (a file copied only
+# because it includes one starts otherwise).
+GENERATED = generate_exercises.HEADER.split("{")[0]
 
 
 def link(path, here):

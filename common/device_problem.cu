@@ -154,7 +154,7 @@ void DeviceProblem<T>::poison(cudaStream_t stream) {
 }
 
 template <class T>
-unsigned long long DeviceProblem<T>::count_wrong_rows() {
+unsigned long long DeviceProblem<T>::count_wrong_elements() {
     GEMV_CUDA_CHECK(cudaMemset(failures_.data(), 0, sizeof(unsigned long long)));
     const double scale = error_bound(1.0, n_, precision_of<accumulator_t<T>>());
     const std::int64_t elements = m_ * vectors_;
@@ -170,11 +170,11 @@ template <class T>
 double DeviceProblem<T>::verified_median_ms(const DeviceFacts& f, const std::function<void(cudaStream_t)>& run,
                                             int warmup, int reps, const std::string& what, bool verify) {
     if (verify) {
-        y_.poison();
+        poison();
         run(0);
-        if (const auto wrong = count_wrong_rows())
+        if (const auto wrong = count_wrong_elements())
             throw std::runtime_error(what + " is wrong on " + std::to_string(m_) + " x " + std::to_string(n_) + ": " +
-                                     std::to_string(wrong) + " rows outside the bound");
+                                     std::to_string(wrong) + " elements of y outside the bound");
     }
     return time_gpu(f, run, {}, warmup, reps, true).median_ms;
 }

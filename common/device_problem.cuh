@@ -39,9 +39,9 @@ public:
     void use(std::int64_t m, std::int64_t n, Layout layout);
     // Every element of the current problem's Y a NaN, so that an unwritten one fails.
     void poison(cudaStream_t stream = 0);
-    // Rows of Y, in every column, outside the bound of the current problem's reference (NaN counts
-    // as outside).
-    unsigned long long count_wrong_rows();
+    // Elements of Y (m·k: every row of every column) outside the bound of the current problem's
+    // reference (NaN counts as outside).
+    unsigned long long count_wrong_elements();
     // Poisons y, runs once and checks it (std::runtime_error naming `what` and the shape if it is
     // wrong; skipped when verify is false), then the median of `reps` timed runs, cold L2.
     double verified_median_ms(const DeviceFacts& facts, const std::function<void(cudaStream_t)>& run, int warmup,

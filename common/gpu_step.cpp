@@ -102,7 +102,7 @@ int run_device_problem_step(const Options& o, const StepSpec& spec, const Device
     const double ceiling = measure_read_ceiling(facts);
     DeviceProblem<T> problem(o.shape, o.seed, vectors);  // filled and checked on the GPU
     const auto check = [&] {
-        const unsigned long long wrong = problem.count_wrong_rows();  // the last timed run's Y
+        const unsigned long long wrong = problem.count_wrong_elements();  // the last timed run's Y
         if (!wrong) return std::string();
         const std::int64_t elements = o.shape.m * vectors;
         return std::to_string(wrong) + " of " + std::to_string(elements) + (vectors == 1 ? " rows" : " elements of Y") +

@@ -78,13 +78,13 @@ TEMPLATE_TEST_CASE("the device problem checks every column of Y for k vectors; v
             GEMV_CUDA_CHECK(cudaMemcpy(p.y(), Y.data(), Y.size() * sizeof(TestType), cudaMemcpyHostToDevice));
         };
         upload();
-        REQUIRE(p.count_wrong_rows() == 0);
+        REQUIRE(p.count_wrong_elements() == 0);
         // One element of the last column wrong: counted once.
         Y[std::size_t(2 * s.m + 5)] += TestType(1);
         upload();
-        REQUIRE(p.count_wrong_rows() == 1);
+        REQUIRE(p.count_wrong_elements() == 1);
         // Nothing written: every element of every column.
         p.poison();
-        REQUIRE(p.count_wrong_rows() == static_cast<unsigned long long>(s.m * k));
+        REQUIRE(p.count_wrong_elements() == static_cast<unsigned long long>(s.m * k));
     }
 }

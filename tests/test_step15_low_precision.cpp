@@ -26,7 +26,7 @@ void require_right(gemv::DeviceProblem<T>& p, std::int64_t m, const std::functio
     GEMV_CUDA_CHECK(cudaDeviceSynchronize());
     INFO(GEMV_TEST_KERNEL_NOTE);
     INFO(what);
-    REQUIRE(p.count_wrong_rows() == 0);
+    REQUIRE(p.count_wrong_elements() == 0);
 }
 
 template <class T>

@@ -19,7 +19,7 @@ void require_right(gemv::DeviceProblem<T>& p, const std::function<void()>& run, 
     GEMV_CUDA_CHECK(cudaDeviceSynchronize());
     INFO(GEMV_TEST_KERNEL_NOTE);
     INFO(what);
-    REQUIRE(p.count_wrong_rows() == 0);
+    REQUIRE(p.count_wrong_elements() == 0);
 }
 
 // The awkward shapes for every k where they are small; the very tall and very wide ones (10^6

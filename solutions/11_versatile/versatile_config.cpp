@@ -186,6 +186,7 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
         case Loads::aligned:
             if ((col ? m : n) % c.vector)
                 return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
+            // The sums are kept in double for double, in float for float and every narrower format.
             if (col && col_fold_bytes(c, elem == 8 ? 8 : 4) > kFlatTileBytes)
                 return "column-major folds block x vector sums in shared memory: at most " +
                        std::to_string(kFlatTileBytes / 1024) + " KiB";

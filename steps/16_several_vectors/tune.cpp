@@ -69,7 +69,7 @@ int tune(const gemv::Options& o) {
             if (o.verify) {
                 problem.poison();
                 run(0);
-                if (const auto wrong = problem.count_wrong_rows()) {
+                if (const auto wrong = problem.count_wrong_elements()) {
                     std::cerr << "step16_tune: " << several::to_string(p.kernel) << " with " << p.group
                               << " vectors is wrong at k = " << k << ": " << wrong << " elements outside the bound\n";
                     return gemv::kExitWrong;
