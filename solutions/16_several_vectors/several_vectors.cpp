@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "cli.hpp"
+#include "errors.hpp"
 
 namespace several {
 
@@ -50,6 +50,12 @@ void require_k(int k) {
         throw gemv::UsageError("k must be between 1 and " + std::to_string(kMaxVectors) + ", not " + std::to_string(k));
 }
 
+// A grid of at most INT_MAX blocks of rows (a launch's grid.x).
+void require_grid(std::int64_t blocks) {
+    if (blocks > INT_MAX)
+        throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+}
+
 // Slices of the columns, so that a problem with few rows still fills the GPU: enough slices for
 // about 32 warps with rows to add up an SM (half of what an H100 SM holds) across the groups of
 // vectors, each slice at least `least` columns, `align` a multiple. `warps`: the warps that have
@@ -81,8 +87,7 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
         p.blocks = several::div_up(m, std::int64_t(p.threads) * p.rows_per_warp);
     else  // a warp R rows
         p.blocks = several::div_up(several::div_up(m, p.rows_per_warp), p.threads / 32);
-    if (p.blocks > INT_MAX)
-        throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+    require_grid(p.blocks);
     const std::int64_t warps =
         layout == gemv::Layout::col ? several::div_up(m, 32 * p.rows_per_warp) : several::div_up(m, p.rows_per_warp);
     slice_columns(p, n, sm_count, warps, 1024, 32);
@@ -100,8 +105,7 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, int group, int sm_
     p.threads = 32 * kTensorWarps;
     p.groups = static_cast<int>(several::div_up(k, group));
     p.blocks = several::div_up(m, kTensorRows);
-    if (p.blocks > INT_MAX)
-        throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+    require_grid(p.blocks);
     slice_columns(p, n, sm_count, several::div_up(m, 16), 4 * kTensorTile, kTensorTile);  // a warp 16 rows
     return p;
 }

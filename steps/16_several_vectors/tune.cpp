@@ -4,6 +4,7 @@
 // the chooser's pick beside it, so that the chooser's rule can be checked against measurements.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -32,93 +33,127 @@ struct Row {
     double ms;
 };
 
+// Every group of the register-blocked kernel that k fills at least half of, and in bf16 on a
+// GPU with tensor cores every group of the tensor-core kernel.
+template <class T>
+std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_t m, std::int64_t n, int k,
+                                     gemv::Layout layout) {
+    std::vector<several::Plan> plans;
+    for (int g : several::kRegisterGroups)
+        if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
+    if (std::is_same_v<T, __nv_bfloat16> && facts.cc_major >= 8)
+        for (int g : several::kTensorGroups)
+            if (g == 16 || g / 2 < k) plans.push_back(several::plan_tensor_cores(m, n, k, g, facts.sm_count));
+    return plans;
+}
+
+// Each plan verified (unless --no-verify), then timed; false, with the reason on stderr, where one
+// is wrong.
+template <class T>
+bool time_plans(const gemv::Options& o, const gemv::DeviceFacts& facts, gemv::DeviceProblem<T>& problem, int k,
+                const std::vector<several::Plan>& plans, std::vector<Row>& rows) {
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    const gemv::Layout layout = o.shape.layout;
+    for (const several::Plan& p : plans) {
+        const auto run = [&](cudaStream_t s) {
+            if constexpr (std::is_same_v<T, __nv_bfloat16>)
+                if (p.kernel == several::Kernel::tensor_cores) {
+                    gemv_tensor_cores(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
+                    return;
+                }
+            gemv_register_blocked<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
+        };
+        if (o.verify) {
+            problem.poison();
+            run(0);
+            if (const auto wrong = problem.count_wrong_elements()) {
+                std::cerr << "step16_tune: " << several::to_string(p.kernel) << " with " << p.group
+                          << " vectors is wrong at k = " << k << ": " << wrong << " elements outside the bound\n";
+                return false;
+            }
+        }
+        rows.push_back({k, p, gemv::time_gpu(facts, run, {}, o.warmup, o.reps, o.cold).median_ms});
+        std::cerr << "  k " << k << ", " << several::to_string(p.kernel) << ", " << p.group
+                  << " vectors: " << gemv::fixed(rows.back().ms * 1e3, 1) << " us\n";
+    }
+    return true;
+}
+
+// The device's roofs for the roofline columns.
+struct Roofs {
+    double ceiling_gbps, fma_gflops, tensor_gflops;
+};
+
+Roofs measure_roofs(const gemv::DeviceFacts& facts) {
+    int clock_khz = 0;
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, facts.id));
+    return {gemv::measure_read_ceiling(facts),
+            several::fma_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor),
+            several::tensor_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor)};
+}
+
+// One CSV row: a (k, kernel, group) with its speed against its roofline, and whether it was the
+// fastest of its k and the chooser's pick.
+gemv::Fields fields_of(const gemv::Options& o, const gemv::DeviceFacts& facts, const Roofs& roofs, const Row& r,
+                       bool fastest, bool chosen) {
+    const std::int64_t m = o.shape.m, n = o.shape.n;
+    const bool tc = r.plan.kernel == several::Kernel::tensor_cores;
+    const double gflops = double(gemv::model_flops(m, n, r.k)) / (r.ms * 1e6);
+    const double intensity = several::model_intensity(m, n, r.k, o.precision);
+    const double roof =
+        several::roof_gflops(roofs.ceiling_gbps, intensity, tc ? roofs.tensor_gflops : roofs.fma_gflops);
+    return {{"device", facts.name, false},
+            {"sms", std::to_string(facts.sm_count), true},
+            {"precision", gemv::to_string(o.precision), false},
+            {"layout", gemv::to_string(o.shape.layout), false},
+            {"m", std::to_string(m), true},
+            {"n", std::to_string(n), true},
+            {"k", std::to_string(r.k), true},
+            {"kernel", several::to_string(r.plan.kernel), false},
+            {"group", std::to_string(r.plan.group), true},
+            {"slices", std::to_string(r.plan.slices), true},
+            {"median_ms", gemv::fixed(r.ms, 6), true},
+            {"gflops", gemv::fixed(gflops, 1), true},
+            {"ceiling_gbps", gemv::fixed(roofs.ceiling_gbps, 1), true},
+            {"roof_gflops", gemv::fixed(roof, 1), true},
+            {"pct_roofline", gemv::fixed(100 * gflops / roof, 2), true},
+            {"fastest", fastest ? "yes" : "no", false},
+            {"chosen", chosen ? "yes" : "no", false},
+            {"git_revision", gemv::git_revision(), false}};
+}
+
+void write_table(const std::string& file, const std::vector<gemv::Fields>& out) {
+    if (file == "-") {
+        gemv::print_fields(std::cout, gemv::Format::csv, out);
+        return;
+    }
+    std::ofstream f(file);
+    if (!f) throw std::runtime_error("cannot write " + file);
+    gemv::print_fields(f, gemv::Format::csv, out);
+    std::cerr << "step16_tune: wrote " << file << "\n";
+}
+
 template <class T>
 int tune(const gemv::Options& o) {
     const gemv::DeviceFacts facts = gemv::query_device();
-    const std::int64_t m = o.shape.m, n = o.shape.n;
-    const gemv::Layout layout = o.shape.layout;
     const std::vector<int> ks = parse_ks(o.text("ks"));
-    int largest = 0;
-    for (int k : ks) largest = std::max(largest, k);
-    gemv::require_device_memory(facts, gemv::DeviceProblem<T>::bytes(o.shape, largest));
-    const double ceiling = gemv::measure_read_ceiling(facts);
-    int clock_khz = 0;
-    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, facts.id));
-    const double fma = several::fma_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor);
-    const double tensor = several::tensor_peak_gflops(facts.sm_count, clock_khz, facts.cc_major, facts.cc_minor);
-
+    gemv::require_device_memory(facts, gemv::DeviceProblem<T>::bytes(o.shape, *std::max_element(ks.begin(), ks.end())));
+    const Roofs roofs = measure_roofs(facts);
     std::vector<gemv::Fields> out;
     for (int k : ks) {
         gemv::DeviceProblem<T> problem(o.shape, o.seed, k);
-        std::vector<several::Plan> plans;
-        for (int g : several::kRegisterGroups)
-            if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
-        if (std::is_same_v<T, __nv_bfloat16> && facts.cc_major >= 8)
-            for (int g : several::kTensorGroups)
-                if (g == 16 || g / 2 < k) plans.push_back(several::plan_tensor_cores(m, n, k, g, facts.sm_count));
         std::vector<Row> rows;
-        for (const several::Plan& p : plans) {
-            const auto run = [&](cudaStream_t s) {
-                if constexpr (std::is_same_v<T, __nv_bfloat16>)
-                    if (p.kernel == several::Kernel::tensor_cores) {
-                        gemv_tensor_cores(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
-                        return;
-                    }
-                gemv_register_blocked<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
-            };
-            if (o.verify) {
-                problem.poison();
-                run(0);
-                if (const auto wrong = problem.count_wrong_elements()) {
-                    std::cerr << "step16_tune: " << several::to_string(p.kernel) << " with " << p.group
-                              << " vectors is wrong at k = " << k << ": " << wrong << " elements outside the bound\n";
-                    return gemv::kExitWrong;
-                }
-            }
-            rows.push_back({k, p, gemv::time_gpu(facts, run, {}, o.warmup, o.reps, o.cold).median_ms});
-            std::cerr << "  k " << k << ", " << several::to_string(p.kernel) << ", " << p.group
-                      << " vectors: " << gemv::fixed(rows.back().ms * 1e3, 1) << " us\n";
-        }
+        if (!time_plans<T>(o, facts, problem, k, plans_for<T>(facts, o.shape.m, o.shape.n, k, o.shape.layout), rows))
+            return gemv::kExitWrong;
         std::size_t best = 0;
         for (std::size_t i = 1; i < rows.size(); ++i)
             if (rows[i].ms < rows[best].ms) best = i;
-        const several::Choice choice = several::choose(gemv::precision_of<T>(), m, n, k, facts.cc_major);
-        const double intensity = several::model_intensity(m, n, k, gemv::precision_of<T>());
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const Row& r = rows[i];
-            const bool tc = r.plan.kernel == several::Kernel::tensor_cores;
-            const double gflops = double(gemv::model_flops(m, n, k)) / (r.ms * 1e6);
-            const double roof = several::roof_gflops(ceiling, intensity, tc ? tensor : fma);
-            out.push_back(
-                {{"device", facts.name, false},
-                 {"sms", std::to_string(facts.sm_count), true},
-                 {"precision", gemv::to_string(o.precision), false},
-                 {"layout", gemv::to_string(layout), false},
-                 {"m", std::to_string(m), true},
-                 {"n", std::to_string(n), true},
-                 {"k", std::to_string(k), true},
-                 {"kernel", several::to_string(r.plan.kernel), false},
-                 {"group", std::to_string(r.plan.group), true},
-                 {"slices", std::to_string(r.plan.slices), true},
-                 {"median_ms", gemv::fixed(r.ms, 6), true},
-                 {"gflops", gemv::fixed(gflops, 1), true},
-                 {"ceiling_gbps", gemv::fixed(ceiling, 1), true},
-                 {"roof_gflops", gemv::fixed(roof, 1), true},
-                 {"pct_roofline", gemv::fixed(100 * gflops / roof, 2), true},
-                 {"fastest", i == best ? "yes" : "no", false},
-                 {"chosen", r.plan.kernel == choice.kernel && r.plan.group == choice.group ? "yes" : "no", false},
-                 {"git_revision", gemv::git_revision(), false}});
-        }
+        const several::Choice choice = several::choose(o.precision, o.shape.m, o.shape.n, k, facts.cc_major);
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            out.push_back(fields_of(o, facts, roofs, rows[i], i == best,
+                                    rows[i].plan.kernel == choice.kernel && rows[i].plan.group == choice.group));
     }
-    const std::string file = o.text("out");
-    if (file == "-") {
-        gemv::print_fields(std::cout, gemv::Format::csv, out);
-    } else {
-        std::ofstream f(file);
-        if (!f) throw std::runtime_error("cannot write " + file);
-        gemv::print_fields(f, gemv::Format::csv, out);
-        std::cerr << "step16_tune: wrote " << file << "\n";
-    }
+    write_table(o.text("out"), out);
     return gemv::kExitOk;
 }
 
