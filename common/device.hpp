@@ -55,8 +55,10 @@ public:
     CudaArray() = default;
     explicit CudaArray(std::size_t count) : size_(count) {
         if (!count) return;
+        // Device arrays end on a whole 16 bytes: a kernel's aligned 16-byte load that holds the
+        // last element (step 11's realigned loads) stays inside the allocation.
         if constexpr (Where == CudaMemory::device)
-            GEMV_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+            GEMV_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), (count * sizeof(T) + 15) / 16 * 16));
         else
             GEMV_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
     }

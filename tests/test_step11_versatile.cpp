@@ -17,8 +17,8 @@ void check(const gemv::HostProblem<T>& p, const VersatileConfig& c, const std::s
     const auto v =
         gemv::run_and_verify_gpu<T>(p, [&](const T* A, const T* x, T* y, cudaStream_t st) { gemv(A, x, y, st); });
     gemv_test::require_verified(v, what + ", " + describe(c) + "; " + describe(gemv.plan()));
-    // last_block leaves its counters at zero: a second product on the same workspace is right too.
-    if (c.combine == Combine::last_block) {
+    // atomic and last_block leave their workspace at zero: a second product on it is right too.
+    if (c.combine == Combine::atomic || c.combine == Combine::last_block) {
         const auto again =
             gemv::run_and_verify_gpu<T>(p, [&](const T* A, const T* x, T* y, cudaStream_t st) { gemv(A, x, y, st); });
         gemv_test::require_verified(again, what + ", second run, " + describe(c));
@@ -52,7 +52,7 @@ TEMPLATE_TEST_CASE("step 11: tiles, short rows and the last block are right one 
             const auto p = gemv::make_problem<TestType>({d.m, d.n, layout}, 31);
             const auto what = gemv_test::describe(d, layout, gemv::to_string(gemv::precision_of<TestType>()));
             for (const auto& c : gemv_test::families(layout, d.m, d.n, sizeof(TestType)))
-                if (c.loads == Loads::tiles || c.combine == Combine::last_block ||
+                if (c.loads == Loads::tiles || c.combine == Combine::last_block || c.combine == Combine::atomic ||
                     short_rows(c, kernel_layout(layout, d.m, d.n), d.n))
                     check(p, c, what);
         }
@@ -71,7 +71,8 @@ TEMPLATE_TEST_CASE("step 11: NaN and Inf in the input reach y exactly where the 
     }
 }
 
-TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow loads and the last block are right", "[step11][gpu]") {
+TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow and realigned loads and the last block are right",
+          "[step11][gpu]") {
     const std::int64_t m = 46341, n = 46343;  // 2147580963 elements: 64-bit indexing, misaligned columns and rows
     std::size_t free_bytes = 0, total = 0;
     REQUIRE(cudaMemGetInfo(&free_bytes, &total) == cudaSuccess);
@@ -82,9 +83,12 @@ TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow loads and the la
     for (auto layout : {gemv::Layout::col, gemv::Layout::row}) {
         const auto p = gemv::make_problem<float>({m, n, layout}, 37);
         const bool col = layout == gemv::Layout::col;
-        for (const VersatileConfig& c : {VersatileConfig{256, 1, 16, col ? 1 : 256, 1, Combine::store},
-                                         VersatileConfig{256, 1, 8, col ? 4 : 32, 5, Combine::last_block},
-                                         versatile_heuristic(layout, m, n, 4, 132)})
+        for (const VersatileConfig& c :
+             {VersatileConfig{256, 1, 16, col ? 1 : 256, 1, Combine::store},
+              VersatileConfig{256, 1, 8, col ? 4 : 32, 5, Combine::last_block},
+              VersatileConfig{256, 4, 4, col ? 1 : 256, 1, Combine::store, Loads::realigned},
+              VersatileConfig{256, 4, 2, col ? 8 : 32, 7, Combine::last_block, Loads::realigned},
+              versatile_heuristic(layout, m, n, 4, 132)})
             check(p, c, gemv_test::describe({m, n}, layout, "float"));
     }
 }
@@ -95,7 +99,9 @@ TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]
         REQUIRE_THROWS_AS(plan_versatile<float>(c, layout, m, n), gemv::UsageError);
     };
     using L = gemv::Layout;
-    refused({256, 4, 4, 1, 1}, L::col, 10, 10);                                   // aligned loads, 4 does not divide m
+    refused({256, 4, 4, 1, 1}, L::col, 10, 10);                                    // aligned loads, 4 does not divide m
+    refused({256, 2, 4, 1, 1, Combine::store, Loads::realigned}, L::col, 10, 10);  // realigned: 16-byte loads only
+    REQUIRE_NOTHROW(plan_versatile<float>({256, 4, 4, 1, 1, Combine::store, Loads::realigned}, L::col, 10, 10));
     refused({100, 1, 4, 32, 1}, L::row, 16, 16);                                  // block not a multiple of 32
     refused({256, 1, 4, 48, 1}, L::row, 16, 16);                                  // 48 threads a row
     refused({256, 1, 4, 32, 17, Combine::last_block}, L::row, 16, 16);            // more blocks than columns
@@ -109,6 +115,8 @@ TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]
     refused({256, 4, 4, 32, 1, Combine::store, Loads::tiles}, L::col, 3, 1000);   // tiles: every thread, every row
     // Flat row-major: whole rows (one block a row), at most a warp a row, the block's rows in 48 KiB.
     refused({256, 4, 4, 1, 2, Combine::last_block, Loads::flat}, L::row, 16, 43);
+    refused({256, 4, 4, 256, 2, Combine::last_block, Loads::flat}, L::col, 16, 43);    // flat adds atomically
+    refused({256, 4, 4, 256, 2, Combine::last_block, Loads::tiles}, L::col, 3, 4000);  // and so do tiles
     refused({256, 4, 4, 64, 1, Combine::store, Loads::flat}, L::row, 16, 43);
     refused({256, 4, 4, 1, 1, Combine::store, Loads::flat}, L::row, 16, 49);
     REQUIRE_NOTHROW(plan_versatile<float>({256, 4, 4, 1, 1, Combine::store, Loads::flat}, L::row, 16, 43));

@@ -39,17 +39,25 @@ inline std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::i
                             break;  // the widest vector this shape allows
                         }
                     }
+    // Realigned 16-byte loads, in place whatever m (n) is: a thread per row group, threads along
+    // the columns or a row, rows split across blocks (each way of combining).
+    for (int along : {1, 32, 256})
+        for (int unroll : {1, 4})
+            for (std::int64_t splits : {1, 3})
+                for (Combine combine : {Combine::store, Combine::last_block, Combine::atomic, Combine::cluster})
+                    if ((combine == Combine::store) == (splits == 1))
+                        add(out, {256, widest, unroll, col ? 256 / along : along, splits, combine, Loads::realigned},
+                            layout, m, n, elem);
     for (std::int64_t splits : {2, 3, 8})  // clusters of blocks adding in shared memory
         add(out, {256, 1, 4, col ? 8 : 64, splits, Combine::cluster}, layout, m, n, elem);
-    // Flat. Column-major: on the smallest grid and a larger one, each way of combining. Row-major:
+    // Flat. Column-major: on the smallest grid and a larger one, blocks added atomically. Row-major:
     // a block's rows through shared memory, with 1, 4 or 32 threads a row.
     for (int block : {96, 256}) {
         const std::int64_t unit = flat_grid_unit(m, block, widest);
         if (col)
             for (std::int64_t grid : {unit, 7 * unit})
-                for (Combine combine : {Combine::last_block, Combine::atomic})
-                    add(out, {block, widest, 2, block, grid, grid == 1 ? Combine::store : combine, Loads::flat}, layout,
-                        m, n, elem);
+                add(out, {block, widest, 2, block, grid, grid == 1 ? Combine::store : Combine::atomic, Loads::flat},
+                    layout, m, n, elem);
         else
             for (int along : {1, 4, 32})
                 add(out, {block, widest, 4, along, 1, Combine::store, Loads::flat}, layout, m, n, elem);
@@ -57,9 +65,8 @@ inline std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::i
     for (int unroll : {1, 4}) {  // tiles: m (column-major) or n (row-major) of 2 or 3
         add(out, {256, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
         for (std::int64_t grid : {1, 5})
-            for (Combine combine : {Combine::last_block, Combine::atomic})
-                add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : combine, Loads::tiles}, layout, m,
-                    n, elem);
+            add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : Combine::atomic, Loads::tiles}, layout,
+                m, n, elem);
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;

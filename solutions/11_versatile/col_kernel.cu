@@ -2,7 +2,8 @@
 // L = block / threads_per_row threads go down each column, and one slice of the columns; thread
 // (r, c) owns V consecutive rows (WORKSIZE_m) and every Tc-th column of the slice, Tc =
 // threads_per_row (WORKSIZE_n columns in all). threads_per_row 1 and one block a row is 05 (V 1)
-// and 09 (V > 1); several blocks a row is 08; threads_per_row > 1 is 10.
+// and 09 (V > 1); several blocks a row is 08; threads_per_row > 1 is 10. R: realigned loads, V
+// elements at any row (load_realigned), where V does not divide m.
 // A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
 // before it is multiplied (the identity for float and double; float for step 15's formats).
 #include "versatile_device.cuh"
@@ -10,8 +11,21 @@
 
 namespace {
 
+// Realigned loads where V does not divide m: the last row group of the matrix has fewer than V
+// rows, and past them A may end inside a 16-byte load. Its thread reads one element a load.
+template <class T, int V>
+__device__ void add_last_rows(const GemvArgs<T>& a, std::int64_t row0, std::int64_t j, std::int64_t c_end,
+                              typename GemvArgs<T>::Acc (&acc)[V]) {
+    for (; j < c_end; j += a.threads_per_row) {
+        const auto xj = gemv::widen(load_one_cached(a.x + j));
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            if (row0 + k < a.m) acc[k] += gemv::widen(a.A[j * a.m + row0 + k]) * xj;
+    }
+}
+
 // BEGIN EXCERPT col
-template <class T, int V, int U>
+template <class T, int V, int U, bool R>
 __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     using Acc = typename GemvArgs<T>::Acc;
     const int Tc = a.threads_per_row, Tr = blockDim.x / Tc, outs = Tr * V;
@@ -22,8 +36,11 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
     const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
     Acc acc[V] = {};
-    if (row0 < m) {
-        // BEGIN SOLUTION walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j]
+    if (R && row0 < m && row0 + V > m) {
+        add_last_rows<T, V>(a, row0, c_begin + tc, c_end, acc);
+    } else if (row0 < m) {
+        // BEGIN SOLUTION walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j],
+        // loaded by load_a<T, V, R>
         std::int64_t j = c_begin + tc;
         // U columns' loads are issued before any is used: bytes in flight hide the latency.
         for (; j + std::int64_t(U - 1) * Tc < c_end; j += std::int64_t(U) * Tc) {
@@ -31,7 +48,7 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
             Acc xj[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                load_streaming<T, V>(a.A + (j + std::int64_t(u) * Tc) * m + row0, v[u]);
+                load_a<T, V, R>(a.A + (j + std::int64_t(u) * Tc) * m + row0, v[u]);
                 xj[u] = gemv::widen(load_one_cached(a.x + j + std::int64_t(u) * Tc));
             }
 #pragma unroll
@@ -41,7 +58,7 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
         }
         for (; j < c_end; j += Tc) {
             T v[V];
-            load_streaming<T, V>(a.A + j * m + row0, v);
+            load_a<T, V, R>(a.A + j * m + row0, v);
             const Acc xj = gemv::widen(load_one_cached(a.x + j));
 #pragma unroll
             for (int k = 0; k < V; ++k) acc[k] += gemv::widen(v[k]) * xj;
@@ -51,8 +68,8 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     // END EXCERPT col
     const std::int64_t base = std::int64_t(blockIdx.x) * outs;
     const int count = static_cast<int>(min(std::int64_t(outs), m - base));
-    if (Tc == 1 && a.combine == Combine::store && row0 < m) {
-        store_streaming<Acc, V>(a.y + row0, acc);  // its own V rows (V divides m): one vector store
+    if (Tc == 1 && a.combine == Combine::store && row0 + V <= m) {
+        store_streaming<Acc, V>(a.y + row0, acc);  // its own V rows: one vector store
     } else if (Tc == 1) {                          // one thread per row group: nothing to fold inside the block
 #pragma unroll
         for (int k = 0; k < V; ++k)
@@ -90,14 +107,14 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
 }  // namespace
 
 template <class T>
-const void* col_kernel(int vector, int unroll) {
-    return instance_for<T>(vector, unroll, [&](auto v, auto u) -> const void* {
-        return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value>);
+const void* col_kernel(int vector, int unroll, bool realigned) {
+    return instance_for<T>(vector, unroll, realigned, [&](auto v, auto u, auto r) -> const void* {
+        return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value, decltype(r)::value>);
     });
 }
 
-template const void* col_kernel<float>(int, int);
-template const void* col_kernel<double>(int, int);
-template const void* col_kernel<__nv_bfloat16>(int, int);
-template const void* col_kernel<__half>(int, int);
-template const void* col_kernel<__nv_fp8_e4m3>(int, int);
+template const void* col_kernel<float>(int, int, bool);
+template const void* col_kernel<double>(int, int, bool);
+template const void* col_kernel<__nv_bfloat16>(int, int, bool);
+template const void* col_kernel<__half>(int, int, bool);
+template const void* col_kernel<__nv_fp8_e4m3>(int, int, bool);

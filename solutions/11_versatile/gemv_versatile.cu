@@ -14,12 +14,11 @@ std::int64_t div_up(std::int64_t a, std::int64_t b) {
     return (a + b - 1) / b;
 }
 
-// last_block's workspace: the partial sums (column-major flat or tiles: m running sums), then one
-// arrival counter per row block, 16-byte aligned.
+// The workspace of atomic and last_block: the partial sums (atomic: m running sums; last_block:
+// one row of m a block along the row), then one arrival counter per row block, 16-byte aligned.
 std::size_t partial_bytes(const VersatilePlan& p, std::size_t elem) {
-    const bool all_rows = p.family == Family::col_flat || p.family == Family::col_tiles;  // m running sums
-    const std::size_t sums = all_rows ? std::size_t(p.m) : std::size_t(p.config.blocks_per_row) * p.m;
-    return (sums * elem + 15) / 16 * 16;
+    const std::int64_t rows = p.config.combine == Combine::last_block ? p.config.blocks_per_row : 1;
+    return (std::size_t(rows * p.m) * elem + 15) / 16 * 16;
 }
 
 Family family_of(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
@@ -35,7 +34,7 @@ const void* kernel_of(const VersatilePlan& p) {
     const VersatileConfig& c = p.config;
     switch (p.family) {
         case Family::col:
-            return col_kernel<T>(c.vector, c.unroll);
+            return col_kernel<T>(c.vector, c.unroll, c.loads == Loads::realigned);
         case Family::col_short:
             return col_short_kernel<T>(c.vector, c.unroll);
         case Family::col_flat:
@@ -43,7 +42,7 @@ const void* kernel_of(const VersatilePlan& p) {
         case Family::col_tiles:
             return col_tiles_kernel<T>(int(p.m), c.unroll);
         case Family::row:
-            return row_kernel<T>(c.vector, c.unroll);
+            return row_kernel<T>(c.vector, c.unroll, c.loads == Loads::realigned);
         case Family::row_short:
             return row_short_kernel<T>(c.vector, c.unroll);
         case Family::row_flat:
@@ -80,10 +79,8 @@ gemv::Traffic traffic_of(const VersatilePlan& p) {
             break;
     }
     double y = m;
-    if (c.combine == Combine::atomic) y = m + 2 * m * blocks;      // memset, then read-add-write per block
+    if (c.combine == Combine::atomic) y = 2 * m * blocks + 3 * m;  // read-add-write per block; moved to y, zeroed
     if (c.combine == Combine::last_block) y = 2 * m * blocks + m;  // partial sums written, read, y stored
-    if ((p.family == Family::col_flat || p.family == Family::col_tiles) && c.combine == Combine::last_block)
-        y = 2 * m * blocks + 3 * m;  // atomics into m running sums, then moved to y
     return {mn, x, y};
 }
 
@@ -135,7 +132,6 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
     p.n = n;
     p.family = family_of(c, p.layout, n);
     p.cols_per_block = div_up(div_up(n, c.blocks_per_row), c.vector) * c.vector;
-    p.zero_y_first = c.combine == Combine::atomic;
     const int lanes = c.block / c.threads_per_row;  // threads down a column, or rows a block
     const unsigned blocks = static_cast<unsigned>(row_blocks(c, p.layout, m, n));
     const bool cluster = c.combine == Combine::cluster;
@@ -171,7 +167,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
             l.dynamic_shared = static_cast<std::size_t>(flat_row_tile_bytes(c, n, sizeof(T)));
             break;
     }
-    if (c.combine == Combine::last_block)
+    if (c.combine == Combine::atomic || c.combine == Combine::last_block)
         p.workspace_bytes = partial_bytes(p, sizeof(Acc)) + std::size_t(blocks) * sizeof(unsigned);
     p.traffic = traffic_of(p);
     return p;
@@ -180,6 +176,12 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
 template <class T>
 VersatileGemv<T>::VersatileGemv(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n)
     : plan_(plan_versatile<T>(c, layout, m, n)) {
+    // A launch gets 48 KiB of shared memory, static and dynamic together, unless its kernel is
+    // allowed more: the fold buffer alone may take 48 KiB (versatile_invalid's limit) beside the
+    // kernel's few static bytes. The same value for every plan, so that no plan shrinks another's.
+    if (plan_.launch.dynamic_shared)
+        GEMV_CUDA_CHECK(cudaFuncSetAttribute(plan_.launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(kFlatTileBytes)));
     if (plan_.workspace_bytes) {
         workspace_ = std::make_shared<gemv::DeviceArray<unsigned char>>(plan_.workspace_bytes);
         GEMV_CUDA_CHECK(cudaMemset(workspace_->data(), 0, plan_.workspace_bytes));
@@ -193,7 +195,6 @@ void VersatileGemv<T>::operator()(const T* A, const T* x, gemv::accumulator_t<T>
     for (const void* ptr : {static_cast<const void*>(A), static_cast<const void*>(x), static_cast<const void*>(y)})
         if (reinterpret_cast<std::uintptr_t>(ptr) % 16)
             throw gemv::UsageError("step 11 reads A, x and y with 16-byte loads: they must be 16-byte aligned");
-    if (p.zero_y_first) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(p.m) * sizeof(Acc), stream));
     GemvArgs<T> args{A, x, y, p.m, p.n, p.config.threads_per_row, p.cols_per_block, p.config.combine, nullptr, nullptr};
     if (workspace_) {
         args.partial = reinterpret_cast<Acc*>(workspace_->data());

@@ -32,8 +32,7 @@ struct VersatilePlan {
     Family family = Family::col;
     gemv::Launch launch;              // grid, block, dynamic shared memory and the kernel itself
     std::int64_t cols_per_block = 0;  // one block's slice of a row: a multiple of the vector
-    bool zero_y_first = false;        // atomic: a memset of y before the kernel
-    std::size_t workspace_bytes = 0;  // last_block: the partial sums and the arrival counters
+    std::size_t workspace_bytes = 0;  // atomic and last_block: the partial sums and the arrival counters
     gemv::Traffic traffic;            // what the kernel loads and stores, in elements, for the CGMA
 };
 // END EXCERPT plan
@@ -54,7 +53,9 @@ template <class T>
 class VersatileGemv {
 public:
     VersatileGemv(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
-    // A, x and y 16-byte aligned (as cudaMalloc returns them): UsageError otherwise.
+    // A, x and y 16-byte aligned (as cudaMalloc returns them): UsageError otherwise. Realigned
+    // loads read the whole 16 bytes that hold A's last element: A's allocation must reach their
+    // end (gemv::DeviceArray's do).
     void operator()(const T* A, const T* x, gemv::accumulator_t<T>* y, cudaStream_t stream) const;
     const VersatilePlan& plan() const { return plan_; }
 

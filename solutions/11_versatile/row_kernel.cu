@@ -8,22 +8,25 @@
 
 namespace {
 
-// This thread's part of row · x over the columns [c_begin, c_end), a multiple of V long: thread
-// g of the row loads V elements at c_begin + g·V, then G·V further on, and so on.
-template <class T, int V, int U>
+// This thread's part of row · x over the columns [c_begin, c_end): thread g of the row loads V
+// elements at c_begin + g·V, then G·V further on, and so on, while a whole vector fits. With
+// realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes, and its last n mod V
+// elements are added one at a time.
+template <class T, int V, int U, bool R>
 __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
                                               std::int64_t c_end) {
     const int G = a.threads_per_row, g = threadIdx.x % G;
-    typename GemvArgs<T>::Acc acc = 0;
-    // BEGIN SOLUTION stride along the row from j = c_begin + g*V by G*V: acc += A[row*n + j + k] * x[j + k]
     const T* r = a.A + row * a.n;
+    typename GemvArgs<T>::Acc acc = 0;
+    // BEGIN SOLUTION from j = c_begin + g*V by G*V while j + V <= c_end: acc += A[row*n + j + k] * x[j + k], A loaded
+    // by load_a<T, V, R>
     const std::int64_t step = std::int64_t(G) * V;
     std::int64_t j = c_begin + std::int64_t(g) * V;
-    for (; j + (U - 1) * step < c_end; j += U * step) {
+    for (; j + (U - 1) * step + V <= c_end; j += U * step) {
         T v[U][V], xv[U][V];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            load_streaming<T, V>(r + j + u * step, v[u]);
+            load_a<T, V, R>(r + j + u * step, v[u]);
             load_cached<T, V>(a.x + j + u * step, xv[u]);
         }
 #pragma unroll
@@ -31,18 +34,21 @@ __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t
 #pragma unroll
             for (int k = 0; k < V; ++k) acc += gemv::widen(v[u][k]) * gemv::widen(xv[u][k]);
     }
-    for (; j < c_end; j += step) {
+    for (; j + V <= c_end; j += step) {
         T v[V], xv[V];
-        load_streaming<T, V>(r + j, v);
+        load_a<T, V, R>(r + j, v);
         load_cached<T, V>(a.x + j, xv);
 #pragma unroll
         for (int k = 0; k < V; ++k) acc += gemv::widen(v[k]) * gemv::widen(xv[k]);
     }
     // END SOLUTION
+    const std::int64_t c_full = c_end - (c_end - c_begin) % V;  // c_end itself where V divides n
+    if (c_full < c_end && g == (c_full - c_begin) / V % G)
+        for (std::int64_t k = c_full; k < c_end; ++k) acc += gemv::widen(r[k]) * gemv::widen(load_one_cached(a.x + k));
     return acc;
 }
 
-template <class T, int V, int U>
+template <class T, int V, int U, bool R>
 __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
     using Acc = typename GemvArgs<T>::Acc;
     const int G = a.threads_per_row, tid = threadIdx.x, g = tid % G, r = tid / G, rows = blockDim.x / G;
@@ -54,7 +60,7 @@ __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
     const std::int64_t slice = (std::int64_t(blockIdx.y) + blockIdx.x) % gridDim.y;
     const std::int64_t c_begin = slice * a.cols_per_block, c_end = min(a.n, c_begin + a.cols_per_block);
     Acc acc = 0;
-    if (row < a.m) acc = row_part<T, V, U>(a, row, c_begin, c_end);
+    if (row < a.m) acc = row_part<T, V, U, R>(a, row, c_begin, c_end);
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
     for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (G > 32) {
@@ -73,14 +79,14 @@ __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
 }  // namespace
 
 template <class T>
-const void* row_kernel(int vector, int unroll) {
-    return instance_for<T>(vector, unroll, [&](auto v, auto u) -> const void* {
-        return reinterpret_cast<const void*>(&gemv_row<T, decltype(v)::value, decltype(u)::value>);
+const void* row_kernel(int vector, int unroll, bool realigned) {
+    return instance_for<T>(vector, unroll, realigned, [&](auto v, auto u, auto r) -> const void* {
+        return reinterpret_cast<const void*>(&gemv_row<T, decltype(v)::value, decltype(u)::value, decltype(r)::value>);
     });
 }
 
-template const void* row_kernel<float>(int, int);
-template const void* row_kernel<double>(int, int);
-template const void* row_kernel<__nv_bfloat16>(int, int);
-template const void* row_kernel<__half>(int, int);
-template const void* row_kernel<__nv_fp8_e4m3>(int, int);
+template const void* row_kernel<float>(int, int, bool);
+template const void* row_kernel<double>(int, int, bool);
+template const void* row_kernel<__nv_bfloat16>(int, int, bool);
+template const void* row_kernel<__half>(int, int, bool);
+template const void* row_kernel<__nv_fp8_e4m3>(int, int, bool);

@@ -200,7 +200,8 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         // Flat row-major: fewer rows a block (more threads a row) until they fit in shared memory;
         // rows too long for that are read in place.
         while (c.threads_per_row < 32 && flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.threads_per_row *= 2;
-        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.loads = Loads::aligned;
+        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes)
+            c.loads = n % c.vector ? Loads::realigned : Loads::aligned;
     } else if (c.loads == Loads::flat && m != tuned.m && m % c.vector == 0 && lanes_for_m <= c.block &&
                (lanes_for_m & (lanes_for_m - 1)) == 0) {
         // A row group of m / V threads covers these rows exactly, and then it reads faster than
@@ -212,7 +213,7 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);  // the grid this m needs
         if (m != tuned.m) c.blocks_per_row = units_keeping_waves(c.blocks_per_row, unit) * unit;
     } else if (c.loads == Loads::flat) {  // too many rows to read flat: a thread per row group
-        c.loads = Loads::aligned;
+        c.loads = m % c.vector ? Loads::realigned : Loads::aligned;
         c.threads_per_row = 1;
         c.blocks_per_row = 1;
         c.combine = Combine::store;
@@ -228,7 +229,7 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         c.vector = vector;
     }
     if (c.vector * elem >= 16) c.unroll = std::min(c.unroll, 4);  // 8 and 16 in flight are for narrow loads
-    if (c.loads == Loads::aligned) {
+    if (in_place(c)) {
         // Never more threads along a row group than it takes to cover it once (a configuration
         // tuned at n = 12 would leave three of every four threads idle at n = 4).
         const std::int64_t cover = pow2_at_least((along + c.vector - 1) / c.vector);
@@ -239,15 +240,16 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
             c.threads_per_row = static_cast<int>(std::min<std::int64_t>(c.threads_per_row, cover));
         }
     }
-    if (c.loads == Loads::aligned && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
+    if (in_place(c) && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
         const std::int64_t tuned_rows = row_blocks(tuned.config, layout, tuned.m, tuned.n);
         const std::int64_t rows = row_blocks(c, layout, m, n);
         if (rows != tuned_rows)
             c.blocks_per_row = std::min<std::int64_t>(units_keeping_waves(tuned_rows * c.blocks_per_row, rows), 65535);
     }
-    if (c.loads == Loads::aligned) c.blocks_per_row = std::min(c.blocks_per_row, n);
+    if (in_place(c)) c.blocks_per_row = std::min(c.blocks_per_row, n);
     if (c.blocks_per_row == 1) c.combine = Combine::store;
-    if (c.blocks_per_row > 1 && c.combine == Combine::store) c.combine = Combine::last_block;
+    if (c.blocks_per_row > 1 && c.combine == Combine::store)
+        c.combine = in_place(c) ? Combine::last_block : Combine::atomic;
     return c;
 }
 

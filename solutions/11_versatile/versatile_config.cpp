@@ -81,6 +81,8 @@ const char* to_string(Loads l) {
     switch (l) {
         case Loads::aligned:
             return "aligned";
+        case Loads::realigned:
+            return "realigned";
         case Loads::tiles:
             return "tiles";
         case Loads::flat:
@@ -99,7 +101,8 @@ const std::vector<ConfigField>& config_fields() {
         whole_field("blocks_per_row", "blocks adding up parts of one row", &VersatileConfig::blocks_per_row),
         enum_field("combine", "how those blocks add up", &VersatileConfig::combine,
                    {Combine::store, Combine::atomic, Combine::cluster, Combine::last_block}),
-        enum_field("loads", "how A is read", &VersatileConfig::loads, {Loads::aligned, Loads::flat, Loads::tiles}),
+        enum_field("loads", "how A is read", &VersatileConfig::loads,
+                   {Loads::aligned, Loads::realigned, Loads::flat, Loads::tiles}),
     };
     return fields;
 }
@@ -126,7 +129,7 @@ bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
 std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
     const std::int64_t lanes = c.block / c.threads_per_row;                   // threads down a column, or rows a block
     const std::int64_t per_thread = short_rows(c, layout, n) ? c.unroll : 1;  // row groups (or rows) a thread
-    if (layout == gemv::Layout::col) return c.loads == Loads::aligned ? lanes * c.vector * per_thread : m;
+    if (layout == gemv::Layout::col) return in_place(c) ? lanes * c.vector * per_thread : m;
     if (c.loads == Loads::tiles) return std::int64_t(c.block) * c.vector * c.unroll;  // U tiles of V rows a thread
     return lanes * per_thread;
 }
@@ -184,8 +187,11 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     if (c.combine == Combine::cluster && c.blocks_per_row > 8) return "a cluster combines 2 to 8 blocks";
     switch (c.loads) {
         case Loads::aligned:
-            if ((col ? m : n) % c.vector)
+        case Loads::realigned:
+            if (c.loads == Loads::aligned && (col ? m : n) % c.vector)
                 return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
+            if (c.loads == Loads::realigned && (c.vector != widest_vector_of(elem) || c.vector == 1))
+                return "realigned loads are 16 bytes: vector must be " + std::to_string(widest_vector_of(elem));
             // The sums are kept in double for double, in float for float and every narrower format.
             if (col && col_fold_bytes(c, elem == 8 ? 8 : 4) > kFlatTileBytes)
                 return "column-major folds block x vector sums in shared memory: at most " +
@@ -193,7 +199,8 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
             break;
         case Loads::tiles:
             if (c.vector != widest_vector_of(elem)) return "tiles are read with 16-byte loads";
-            if (c.combine == Combine::cluster) return "tiles do not combine in a cluster";
+            if (c.combine == Combine::cluster || c.combine == Combine::last_block)
+                return "tiles add up their blocks atomically (combine atomic)";
             if (col) {
                 if (m != 2 && m != 3) return "tiles of whole columns are for m of 2 or 3";
                 if (c.threads_per_row != c.block) return "tiles of whole columns: every thread adds to every row";
@@ -205,7 +212,8 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
                 return "tiles of whole rows: one thread a tile, one block a row (threads_per_row and blocks_per_row 1)";
             break;
         case Loads::flat:
-            if (c.combine == Combine::cluster) return "flat does not combine in a cluster";
+            if (c.combine == Combine::cluster || c.combine == Combine::last_block)
+                return "flat adds up its blocks atomically (combine atomic)";
             if (col) {
                 if (m > kFlatMaxRows)
                     return "flat column-major takes at most " + std::to_string(kFlatMaxRows) + " rows";
@@ -234,7 +242,8 @@ VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::in
     const std::int64_t along = col ? m : n;
     VersatileConfig c;
     c.block = 256;
-    c.vector = widest_vector(layout, m, n, elem);
+    c.vector = widest_vector_of(elem);  // 16-byte loads: in place where they divide m (n), else realigned
+    if (along % c.vector) c.loads = Loads::realigned;
     c.unroll = static_cast<int>(std::min<std::size_t>(16, 64 / (c.vector * elem)));  // 64 bytes in flight a thread
     const std::int64_t lanes_needed = div_up(along, c.vector);  // threads that cover a column (or a row) once
     // Threads down a column (column-major) or along a row (row-major, about eight loads each).

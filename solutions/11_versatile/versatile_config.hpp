@@ -12,18 +12,22 @@
 // How the blocks that share a row add up their partial sums.
 enum class Combine {
     store,       // one block a row: it stores y
-    atomic,      // atomicAdd into y, zeroed by a memset first: two launches, bits vary run to run
+    atomic,      // atomicAdd into a workspace kept at zero; the last block of the row group to finish
+                 // moves the sums to y and zeroes them: one launch, bits vary run to run
     cluster,     // up to 8 blocks of a thread-block cluster add through distributed shared memory
     last_block,  // partial sums to a workspace; the last block of the row group to finish adds them
+                 // in order: one launch, the same bits every run (in place only)
 };
 
 // How a thread reads A.
 enum class Loads {
-    aligned,  // in place, V elements a load: V divides the dimension the loads run along
-    tiles,    // m (column-major) or n (row-major) of 2 or 3, shorter than a 16-byte load: V whole
-              // columns or rows at a time, 2 or 3 aligned 16-byte loads
-    flat,     // A as one flat array: column-major, few rows (sums per row in shared memory);
-              // row-major, a block's whole rows copied to shared memory
+    aligned,    // in place, V elements a load: V divides the dimension the loads run along
+    realigned,  // in place, 16-byte loads whatever m (column-major) or n (row-major) is: the two
+                // aligned 16 bytes around V elements, shifted into place
+    tiles,      // m (column-major) or n (row-major) of 2 or 3, shorter than a 16-byte load: V whole
+                // columns or rows at a time, 2 or 3 aligned 16-byte loads
+    flat,       // A as one flat array: column-major, few rows (sums per row in shared memory);
+                // row-major, a block's whole rows copied to shared memory
 };
 
 // BEGIN EXCERPT config
@@ -91,6 +95,11 @@ inline int widest_vector_of(std::size_t elem_size) {
 // 1×n row-major one, and an m×1 row-major matrix the same as an m×1 column-major one; each is
 // read as the other layout's easy case.
 gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n);
+
+// Aligned or realigned: A read in place, a row group (column-major) or a row's slice at a time.
+inline bool in_place(const VersatileConfig& c) {
+    return c.loads == Loads::aligned || c.loads == Loads::realigned;
+}
 
 // Rows one block covers (column-major flat: all of them) and blocks along the rows (grid.x).
 std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);

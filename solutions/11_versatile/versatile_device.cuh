@@ -68,6 +68,41 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
     memcpy(out, &v, sizeof v);
 }
 
+// BEGIN EXCERPT realigned
+// V elements of A from p on, 16 bytes, where p need not be 16-byte aligned (an odd m or n): the
+// aligned 16 bytes that hold p and, where p is not their first byte, the next 16; then the 32
+// bytes shifted down by p's place among them. That place depends only on the column (row), so
+// every thread of a column (row) takes the same branch. Both loads are whole 16-byte sectors'
+// worth: the second is the neighbouring thread's first, met again in cache, so DRAM moves each
+// byte of A once.
+template <class T, int V>
+__device__ __forceinline__ void load_realigned(const T* p, T (&out)[V]) {
+    static_assert(V * sizeof(T) == 16, "realigned loads are 16 bytes");
+    const unsigned skip = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16);  // bytes
+    const uint4* lo = reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(p) - skip);
+    const uint4 a = __ldcs(lo), b = skip ? __ldcs(lo + 1) : a;
+    const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    // Words skip/4 to skip/4 + 4 (selects, so that w stays in registers), then the bytes between.
+    const unsigned word = skip / 4, bits = (skip % 4) * 8;
+    unsigned from[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) from[i] = word == 0 ? w[i] : word == 1 ? w[i + 1] : word == 2 ? w[i + 2] : w[i + 3];
+    unsigned r[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) r[i] = __funnelshift_r(from[i], from[i + 1], bits);
+    memcpy(out, r, sizeof r);
+}
+// END EXCERPT realigned
+
+// A's V elements at p: one aligned load, or (Realigned) the two around them.
+template <class T, int V, bool Realigned>
+__device__ __forceinline__ void load_a(const T* p, T (&out)[V]) {
+    if constexpr (Realigned)
+        load_realigned<T, V>(p, out);
+    else
+        load_streaming<T, V>(p, out);
+}
+
 // One element, as a load of its own size (the 8-bit formats have no __ldg of their own).
 template <class T>
 __device__ __forceinline__ T load_one_cached(const T* p) {
@@ -127,31 +162,54 @@ __device__ void add_up_in_cluster(Acc* sums, Acc* y, std::int64_t base, int coun
 #endif
 }
 
+// Whether this block is the last of `blocks` to arrive at `counter`, which it then sets back to 0
+// for the next launch. Before arriving, every thread's stores and atomics are made visible to
+// every block; the last block reads the others' through L2 (__ldcg). Every thread must call it.
+__device__ __forceinline__ bool arrived_last(unsigned* counter, unsigned blocks) {
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicAdd(counter, 1u) == blocks - 1;
+        if (last) *counter = 0;  // every other block of the group has arrived: none reads it again
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
 // BEGIN EXCERPT last_block
 // Last-block mode: every block has stored its sums of rows [base, base + count) as
 // partial[blockIdx.y·m + row]. The block that arrives last at its row group's counter adds all
-// of them, in the order of blockIdx.y (the same bits on every run), stores y, and sets the
-// counter back to 0 for the next launch: one launch, no zeroing of y. Every thread must call it.
+// of them, in the order of blockIdx.y (the same bits on every run), and stores y: one launch, no
+// zeroing of y. Every thread must call it.
 template <class T>
 __device__ void add_up_in_last_block(const GemvArgs<T>& a, std::int64_t base, int count) {
-    __shared__ bool last;
-    __threadfence();  // this thread's partial sums are visible to every block before it arrives
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(a.arrived + blockIdx.x, 1u) == gridDim.y - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!arrived_last(a.arrived + blockIdx.x, gridDim.y)) return;
     for (int o = threadIdx.x; o < count; o += blockDim.x) {
         typename GemvArgs<T>::Acc total = 0;
         for (unsigned b = 0; b < gridDim.y; ++b) total += __ldcg(a.partial + std::int64_t(b) * a.m + base + o);
         a.y[base + o] = total;
     }
-    if (threadIdx.x == 0) a.arrived[blockIdx.x] = 0;
 }
 // END EXCERPT last_block
 
-// The block's sum of `row`, the o-th of its rows: stored, added atomically, or kept for the
-// cluster or the last block (then every thread calls finish_rows).
+// Atomic mode: every block has added its sums of rows [base, base + count) into partial[row],
+// kept at zero between launches. The block that arrives last at the counter moves them to y and
+// zeroes them again: one launch, where a memset of y and the kernel would be two (the bits vary
+// with the order of the atomics). `blocks` blocks share the counter. Every thread must call it.
+template <class Acc>
+__device__ void move_sums_in_last_block(Acc* partial, unsigned* counter, unsigned blocks, Acc* y, std::int64_t base,
+                                        std::int64_t count) {
+    if (!arrived_last(counter, blocks)) return;
+    for (std::int64_t o = threadIdx.x; o < count; o += blockDim.x) {
+        y[base + o] = __ldcg(partial + base + o);
+        partial[base + o] = 0;
+    }
+}
+
+// The block's sum of `row`, the o-th of its rows: stored, or kept for the cluster, the atomic
+// sums or the last block (then every thread calls finish_rows).
 template <class T, class Acc = typename GemvArgs<T>::Acc>
 __device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, Acc* cluster_sums, std::int64_t row, int o, Acc sum) {
     switch (a.combine) {
@@ -159,7 +217,7 @@ __device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, Acc* cluster_s
             a.y[row] = sum;
             break;
         case Combine::atomic:
-            atomicAdd(a.y + row, sum);
+            atomicAdd(a.partial + row, sum);
             break;
         case Combine::cluster:
             cluster_sums[o] = sum;
@@ -174,12 +232,13 @@ template <class T, class Acc = typename GemvArgs<T>::Acc>
 __device__ __forceinline__ void finish_rows(const GemvArgs<T>& a, Acc* cluster_sums, std::int64_t base, int count) {
     if (a.combine == Combine::cluster) add_up_in_cluster(cluster_sums, a.y, base, count);
     if (a.combine == Combine::last_block) add_up_in_last_block(a, base, count);
+    if (a.combine == Combine::atomic)
+        move_sums_in_last_block(a.partial, a.arrived + blockIdx.x, gridDim.y, a.y, base, count);
 }
 
 // Column-major A read flat or in tiles: every block adds to all m rows. Its sums, in shared
-// memory, are stored (a grid of one block), added atomically into y (zeroed first), or added
-// atomically into a.partial, which the last block to finish moves to y and zeroes for the next
-// launch (one launch, no memset). Every thread must call it.
+// memory, are stored (a grid of one block) or added atomically into a.partial, which the last
+// block to finish moves to y (combine atomic). Every thread must call it.
 template <class T, class Acc = typename GemvArgs<T>::Acc>
 __device__ void add_block_to_y(const GemvArgs<T>& a, const Acc* block_y) {
     const std::int64_t m = a.m;
@@ -187,21 +246,6 @@ __device__ void add_block_to_y(const GemvArgs<T>& a, const Acc* block_y) {
         for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) a.y[i] = block_y[i];
         return;
     }
-    if (a.combine == Combine::atomic) {
-        for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(a.y + i, block_y[i]);
-        return;
-    }
     for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(a.partial + i, block_y[i]);
-    __shared__ bool last;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(a.arrived, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) {
-        a.y[i] = __ldcg(a.partial + i);
-        a.partial[i] = 0;
-    }
-    if (threadIdx.x == 0) *a.arrived = 0;
+    move_sums_in_last_block(a.partial, a.arrived, gridDim.x, a.y, 0, m);
 }

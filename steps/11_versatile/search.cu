@@ -24,11 +24,14 @@ void add_if_valid(std::vector<VersatileConfig>& out, const VersatileConfig& c, g
 
 // In place: threads down a column (column-major) or along a row, blocks a row, unroll, combine.
 void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout, std::int64_t m, std::int64_t n,
-                         std::size_t elem, int sm_count, int vector) {
+                         std::size_t elem, int sm_count, int vector, Loads loads) {
     const bool col = layout == gemv::Layout::col;
     const std::int64_t need = ((col ? m : n) + vector - 1) / vector;  // threads that cover a column / a row once
-    // Loads in flight: 16-byte loads need 2 or 4 a thread; narrower ones (an odd m or n), more.
-    const std::vector<int> unrolls = vector * elem < 16 ? std::vector<int>{4, 8, 16} : std::vector<int>{2, 4};
+    // Loads in flight: 16-byte loads need 2 or 4 a thread; narrower ones (an odd m or n), more;
+    // realigned loads, two a vector, 4.
+    const std::vector<int> unrolls = loads == Loads::realigned ? std::vector<int>{4}
+                                     : vector * elem < 16      ? std::vector<int>{4, 8, 16}
+                                                               : std::vector<int>{2, 4};
     for (int block : {128, 256, 512}) {
         std::vector<std::int64_t> alongs;
         if (col) {  // from one thread a row group (p) to 32 threads along the columns (p / 32)
@@ -42,7 +45,11 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
         sort_unique(alongs);
         const std::int64_t wave = blocks_per_wave(sm_count, block);
         for (std::int64_t along : alongs) {
-            VersatileConfig c{block, vector, 2, int(col ? block / along : along), 1, Combine::store};
+            VersatileConfig c = NamedConfig()
+                                    .block(block)
+                                    .vector(vector)
+                                    .threads_per_row(int(col ? block / along : along))
+                                    .loads(loads);
             const std::int64_t blocks = row_blocks(c, layout, m, n);
             // Each thread keeps at least four loads' worth of columns of its slice.
             const std::int64_t sharing = col ? c.threads_per_row : std::int64_t(c.threads_per_row) * vector;
@@ -57,9 +64,9 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                     // Too few blocks to fill the GPU when more splits were possible: never faster,
                     // and on a wide matrix a single block would take seconds.
                     if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
-                    // Split rows are added atomically into y zeroed first: the last block adding
-                    // the partial sums won few points of a first float tuning (its points are in
-                    // slides/data/step11/h100_step11_first_tuning_float_col.csv).
+                    // Split rows are added atomically (one launch: the last block moves the
+                    // sums to y). Adding them in order in the last block won few points of a
+                    // first float tuning (slides/data/step11/h100_step11_first_tuning_float_col.csv).
                     c.unroll = unroll;
                     c.blocks_per_row = s;
                     c.combine = s == 1 ? Combine::store : Combine::atomic;
@@ -85,7 +92,9 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
     std::vector<VersatileConfig> out;
     const bool col = layout == gemv::Layout::col;
     const int widest = widest_vector_of(elem), vector = widest_vector(layout, m, n, elem);
-    in_place_candidates(out, layout, m, n, elem, sm_count, vector);
+    in_place_candidates(out, layout, m, n, elem, sm_count, vector, Loads::aligned);
+    // 16-byte loads that do not divide m (n): the same in place, realigned.
+    if (vector < widest) in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::realigned);
     // Column-major with few rows, flat: 16-byte loads whatever m is, about one or four waves.
     if (col && m <= kFlatMaxRows)
         for (int block : {256, 512}) {
@@ -98,17 +107,15 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
             for (int unroll : {2, 4})
                 for (std::int64_t g : grids) {
                     if (g > unit && g * block * widest * unroll > m * n) continue;  // a whole step for every thread
-                    for (Combine combine : {Combine::last_block, Combine::atomic}) {
-                        const VersatileConfig c = NamedConfig()
-                                                      .block(block)
-                                                      .vector(widest)
-                                                      .unroll(unroll)
-                                                      .threads_per_row(block)
-                                                      .blocks_per_row(g)
-                                                      .combine(g == 1 ? Combine::store : combine)
-                                                      .loads(Loads::flat);
-                        add_if_valid(out, c, layout, m, n, elem);
-                    }
+                    const VersatileConfig c = NamedConfig()
+                                                  .block(block)
+                                                  .vector(widest)
+                                                  .unroll(unroll)
+                                                  .threads_per_row(block)
+                                                  .blocks_per_row(g)
+                                                  .combine(g == 1 ? Combine::store : Combine::atomic)
+                                                  .loads(Loads::flat);
+                    add_if_valid(out, c, layout, m, n, elem);
                 }
         }
     // Row-major rows 16-byte loads cannot follow, flat: a block's rows copied to shared memory
@@ -132,15 +139,14 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                     add_if_valid(out, tiles, layout, m, n, elem);
                     continue;
                 }
-                for (std::int64_t waves : {1, 4})
-                    for (Combine combine : {Combine::last_block, Combine::atomic}) {
-                        const std::int64_t grid = std::min<std::int64_t>(
-                            waves * blocks_per_wave(sm_count, block),
-                            std::max<std::int64_t>(1, n / (std::int64_t(widest) * block * unroll)));
-                        NamedConfig c = tiles;
-                        c.threads_per_row(block).blocks_per_row(grid).combine(grid == 1 ? Combine::store : combine);
-                        add_if_valid(out, c, layout, m, n, elem);
-                    }
+                for (std::int64_t waves : {1, 4}) {
+                    const std::int64_t grid =
+                        std::min<std::int64_t>(waves * blocks_per_wave(sm_count, block),
+                                               std::max<std::int64_t>(1, n / (std::int64_t(widest) * block * unroll)));
+                    NamedConfig c = tiles;
+                    c.threads_per_row(block).blocks_per_row(grid).combine(grid == 1 ? Combine::store : Combine::atomic);
+                    add_if_valid(out, c, layout, m, n, elem);
+                }
             }
     return out;
 }
