@@ -747,7 +747,11 @@ def threads_of(r):
 def psweep_figure(name, files, out):
     """Step 06's two-pass kernel against P, its threads per row, on three shapes of one footprint."""
     plt, fig, ax = new_figure(f"step {name[:2]} two_pass: GB/s against P, the threads per row (cold L2)")
-    footers = []
+    # Log axes first: limits set on a linear axis and kept through the switch to log can start below
+    # zero, and the curves collapse to a line at the top.
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    footers, lowest, highest = [], [], []
     markers = "v s > o D".split()
     for path in files:
         rows = read_rows(path)
@@ -765,15 +769,24 @@ def psweep_figure(name, files, out):
                             label=f"{kind} {m} × {n} {precision}" + (f" ({rows[0]['_machine']})" if len(files) > 1
                                                                       else ""))
             top = max(range(len(gb)), key=gb.__getitem__)
-            ax.annotate(f"best P = {ps[top]}: {sig(gb[top])}", (ps[top], gb[top]), textcoords="offset points",
-                        xytext=(0, 7), ha="right" if top == len(gb) - 1 else "center", fontsize=8,
-                        color=line.get_color())
+            # The best P of each shape: ringed, and labelled inside the axes, below the point where it is
+            # within reach of the ceiling line, above it otherwise; right-aligned at the last P.
+            ceiling_here = num(got[top], "ceiling_gbps")
+            below = gb[top] > 0.4 * ceiling_here
+            ax.plot([ps[top]], [gb[top]], marker="o", markersize=11, markerfacecolor="none",
+                    color=line.get_color(), linestyle="none")  # a colour given: the cycle stays put
+            ax.annotate(f"best P = {ps[top]}: {sig(gb[top])} GB/s", (ps[top], gb[top]), textcoords="offset points",
+                        xytext=(0, -16 if below else 10), va="top" if below else "bottom",
+                        ha="right" if top == len(gb) - 1 else "left" if top == 0 else "center", fontsize=8.5,
+                        color=line.get_color(), bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8,
+                                                      "pad": 1})
+            lowest.append(min(gb))
         ceiling = [num(r, "ceiling_gbps") for r in rows]
         ax.axhline(sorted(ceiling)[len(ceiling) // 2], color="grey", linewidth=1,
                    label="read ceiling, measured in the same runs (median)")
-        ax.set_ylim(top=max(ceiling) * 1.7)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+        highest.append(max(ceiling))
+    if lowest:  # room below the slowest point, and above the ceiling for the labels and the legend
+        ax.set_ylim(min(lowest) / 2, max(highest) * 1.8)
     plain_log_axis(ax.yaxis)
     ps = sorted({threads_of(r) for f in files for r in read_rows(f)})
     ax.set_xticks(ps)
