@@ -984,6 +984,23 @@ def matmul_figure(name, files, out):
     save_figure(plt, fig, footers, out, top=0.94)
 
 
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_text(v):
+    """A dimension as a tick label shows it, exactly: 2²⁶ for powers of two from 1024, else the number."""
+    v = int(v)
+    return f"2{str(v.bit_length() - 1).translate(SUPERSCRIPT)}" if v >= 1024 and v & (v - 1) == 0 else str(v)
+
+
+def shape_label(m, n, layout):
+    """'2²⁶ × 4' over the layout, for a tick under a group of bars; a shape too long for one line of
+    the group's width (12345 × 43483) breaks after the ×."""
+    m, n = power_text(m), power_text(n)
+    shape = f"{m} × {n}" if len(m) + len(n) <= 8 else f"{m} ×\n{n}"
+    return f"{shape}\n{layout}"
+
+
 def formats_figure(name, files, out):
     """Step 15: per problem, the share of the read ceiling of each format and kernel (left), and the
     elements of A a nanosecond of the versatile kernel per format beside step 11's float (right):
@@ -1029,7 +1046,7 @@ def formats_figure(name, files, out):
     right.set_ylim(top=right.get_ylim()[1] * 1.25)
     for ax in (left, right):
         ax.set_xticks(range(len(problems)))
-        ax.set_xticklabels([f"{m} × {n}\n{layout}" for m, n, layout in problems], fontsize=8)
+        ax.set_xticklabels([shape_label(m, n, layout) for m, n, layout in problems], fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7.5, loc="upper center", ncol=3 if ax is left else 4, framealpha=0.9)
     save_figure(plt, fig, footers, out)
