@@ -61,8 +61,10 @@ def load(name):
 
 plot = load("plot")
 quote = load("quote")
-# What a reader must never see: a deck or README that promises data instead of showing it.
-PLACEHOLDER = re.compile(r"not measured (yet|on the)|not committed yet|measured yet:|\bTBD\b", re.I)
+# What a reader must never see: a deck or README (the top-level one included) that promises data
+# instead of showing it, in either word order ("not measured yet", "not yet measured on a GPU").
+PLACEHOLDER = re.compile(r"not measured (yet|on the)|not yet (measured|committed)|not committed yet|measured yet:|"
+                         r"\bTBD\b", re.I)
 
 
 class DeckError(Exception):

@@ -362,11 +362,33 @@ def fig4_figure(name, files, out):
     save_figure(plt, fig, footers, out, top=0.95)
 
 
+def variant_kernel(variant):
+    """A variant's name without the numbers a step fills in per shape: step 10 names its variant by
+    the configuration it chose ("32 rows x 8 lanes"), one kernel whatever the numbers."""
+    return re.sub(r"\d+", "#", variant)
+
+
+def variant_label(variants):
+    """The names of one kernel's variants as one: each number that varies shown as its range
+    ("32–256 rows x 1–8 lanes"), the others as they are."""
+    variants = list(dict.fromkeys(variants))
+    if len(variants) == 1:
+        return variants[0]
+    numbers = [[int(x) for x in re.findall(r"\d+", v)] for v in variants]
+    parts = re.split(r"\d+", variants[0])
+    out = parts[0]
+    for i, rest in enumerate(parts[1:]):
+        lo, hi = min(n[i] for n in numbers), max(n[i] for n in numbers)
+        out += (f"{lo}" if lo == hi else f"{lo}–{hi}") + rest
+    return out
+
+
 def fig4vs_figure(name, files, out):
     """Sørensen's figure 4, one panel per family (tall 100N x N, square 10N x 10N, wide N x 100N):
     every variant of the step (solid) beside the fastest variant of each other step named in the
     qualifier (dashed; 12 is cuBLAS, dotted), all from the same machine's MACHINE_stepPP_fig4.csv.
-    A step whose file is missing is left out and named under the figure."""
+    Each line keeps one colour in the three panels and the one legend above them. A step whose file
+    is missing is left out and named under the figure."""
     plt = pyplot()
     step = name[:2]
     others, _, _ = qualifier_tokens(name)
@@ -385,14 +407,37 @@ def fig4vs_figure(name, files, out):
     fig.suptitle(f"step {step} beside steps {', '.join(o for o in others if o not in missing)}: "
                  f"Sørensen's figure 4 ({sets[0][1][0].get('precision', '')}, cold L2)", fontsize=12, x=0.01,
                  ha="left")
+    # One colour per line, the same in all three panels and in the legend: the step's own kernels
+    # (a variant whose name carries the configuration it chose for the shape, step 10's "32 rows x 8
+    # lanes", is one kernel, one line), then each other step's fastest, cuBLAS black.
+    own = [r for r in sets[0][1] if r.get("verified", "yes") == "yes"]
+    kernels = list(dict.fromkeys(variant_kernel(r["variant"]) for r in own))
+    names = {k: variant_label([r["variant"] for r in own if variant_kernel(r["variant"]) == k]) for k in kernels}
+    mine_c, theirs_c = ["tab:blue", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive"], \
+        ["tab:orange", "tab:green", "tab:cyan", "tab:gray"]
+    colour = {k: mine_c[i % len(mine_c)] for i, k in enumerate(kernels)}
+    colour.update({s_: theirs_c[i % len(theirs_c)] for i, s_ in enumerate(s_ for s_, _ in sets[1:] if s_ != "12")})
+    colour["12"] = "black"
     for ax, fam in zip(axes, ("tall", "square", "wide")):
         for s_, rows in sets:
             mine = [r for r in rows if family(r) == fam and r.get("verified", "yes") == "yes"]
             if s_ == step:
-                for variant in dict.fromkeys(r["variant"] for r in mine):
-                    got = sorted((r for r in mine if r["variant"] == variant), key=lambda r: num(r, "bytes"))
+                for k in kernels:
+                    got = sorted((r for r in mine if variant_kernel(r["variant"]) == k), key=lambda r: num(r, "bytes"))
+                    if not got:
+                        continue
                     ax.plot([num(r, "bytes") for r in got], [num(r, "gbps") for r in got], marker="o", markersize=3.5,
-                            label=f"{step} {variant}")
+                            color=colour[k], label=f"step {step} {names[k]}")
+                    # The shapes where it took another configuration than its usual one: hollow.
+                    usual = max(dict.fromkeys(r["variant"] for r in own if variant_kernel(r["variant"]) == k),
+                                key=[r["variant"] for r in own].count)
+                    odd = [r for r in got if r["variant"] != usual]
+                    if odd:
+                        others_of_k = [r["variant"] for r in own if variant_kernel(r["variant"]) == k and
+                                       r["variant"] != usual]
+                        ax.plot([num(r, "bytes") for r in odd], [num(r, "gbps") for r in odd], marker="o",
+                                markersize=6, markerfacecolor="white", color=colour[k], linestyle="none",
+                                label=f"step {step}, hollow: {variant_label(others_of_k)}")
             else:
                 best = {}
                 for r in mine:
@@ -402,7 +447,7 @@ def fig4vs_figure(name, files, out):
                 xs = sorted(best)
                 what = "cuBLAS" if s_ == "12" else f"step {s_}, fastest"
                 ax.plot(xs, [num(best[x], "gbps") for x in xs], linestyle=":" if s_ == "12" else "--",
-                        color="black" if s_ == "12" else None, marker="s", markersize=3, label=what)
+                        color=colour[s_], marker="s", markersize=3, label=what)
         ceiling = sorted(num(r, "ceiling_gbps") for r in sets[0][1])
         ax.axhline(ceiling[len(ceiling) // 2], color="grey", linewidth=1, label="read ceiling (median)")
         ax.set_title({"tall": "tall 100N × N", "square": "square 10N × 10N", "wide": "wide N × 100N"}[fam],
@@ -414,13 +459,18 @@ def fig4vs_figure(name, files, out):
         ticks = sorted({num(r, "bytes") for r in sets[0][1] if family(r) == fam})[::2]
         ax.set_xticks(ticks)
         ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=7, rotation=45)
-        if ax is axes[0]:
-            ax.set_ylabel("effective GB/s")
-            ax.legend(fontsize=7)
+    # One legend for the three panels, under the title: every line drawn in any of them, once.
+    handles = dict(h_l[::-1] for ax in axes for h_l in zip(*ax.get_legend_handles_labels()))
+    axes[0].set_ylabel("effective GB/s")
+    ncol = min(4, len(handles))
+    lines = (len(handles) + ncol - 1) // ncol
+    fig.legend(list(handles.values()), list(handles), fontsize=8, ncol=ncol, loc="upper left",
+               bbox_to_anchor=(0.005, 0.945), frameon=False)
     footers = [provenance(rows, path.parent / f"{machine}_step{s_}_fig4.csv") + f" (step {s_})" for s_, rows in sets]
     if missing:
         footers.append(f"{machine}: no figure-4 data of step{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-    save_figure(plt, fig, footers, out, top=0.93)
+    # tight_layout keeps the suptitle's room below `top` already: take off only what the legend adds
+    save_figure(plt, fig, footers, out, top=1.0 - 0.045 * lines)
 
 
 def bandwidth_figure(name, files, out):
@@ -747,7 +797,11 @@ def threads_of(r):
 def psweep_figure(name, files, out):
     """Step 06's two-pass kernel against P, its threads per row, on three shapes of one footprint."""
     plt, fig, ax = new_figure(f"step {name[:2]} two_pass: GB/s against P, the threads per row (cold L2)")
-    footers = []
+    # Log axes first: limits set on a linear axis and kept through the switch to log can start below
+    # zero, and the curves collapse to a line at the top.
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    footers, lowest, highest = [], [], []
     markers = "v s > o D".split()
     for path in files:
         rows = read_rows(path)
@@ -765,15 +819,24 @@ def psweep_figure(name, files, out):
                             label=f"{kind} {m} × {n} {precision}" + (f" ({rows[0]['_machine']})" if len(files) > 1
                                                                       else ""))
             top = max(range(len(gb)), key=gb.__getitem__)
-            ax.annotate(f"best P = {ps[top]}: {sig(gb[top])}", (ps[top], gb[top]), textcoords="offset points",
-                        xytext=(0, 7), ha="right" if top == len(gb) - 1 else "center", fontsize=8,
-                        color=line.get_color())
+            # The best P of each shape: ringed, and labelled inside the axes, below the point where it is
+            # within reach of the ceiling line, above it otherwise; right-aligned at the last P.
+            ceiling_here = num(got[top], "ceiling_gbps")
+            below = gb[top] > 0.4 * ceiling_here
+            ax.plot([ps[top]], [gb[top]], marker="o", markersize=11, markerfacecolor="none",
+                    color=line.get_color(), linestyle="none")  # a colour given: the cycle stays put
+            ax.annotate(f"best P = {ps[top]}: {sig(gb[top])} GB/s", (ps[top], gb[top]), textcoords="offset points",
+                        xytext=(0, -16 if below else 10), va="top" if below else "bottom",
+                        ha="right" if top == len(gb) - 1 else "left" if top == 0 else "center", fontsize=8.5,
+                        color=line.get_color(), bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8,
+                                                      "pad": 1})
+            lowest.append(min(gb))
         ceiling = [num(r, "ceiling_gbps") for r in rows]
         ax.axhline(sorted(ceiling)[len(ceiling) // 2], color="grey", linewidth=1,
                    label="read ceiling, measured in the same runs (median)")
-        ax.set_ylim(top=max(ceiling) * 1.7)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+        highest.append(max(ceiling))
+    if lowest:  # room below the slowest point, and above the ceiling for the labels and the legend
+        ax.set_ylim(min(lowest) / 2, max(highest) * 1.8)
     plain_log_axis(ax.yaxis)
     ps = sorted({threads_of(r) for f in files for r in read_rows(f)})
     ax.set_xticks(ps)
@@ -921,6 +984,23 @@ def matmul_figure(name, files, out):
     save_figure(plt, fig, footers, out, top=0.94)
 
 
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_text(v):
+    """A dimension as a tick label shows it, exactly: 2²⁶ for powers of two from 1024, else the number."""
+    v = int(v)
+    return f"2{str(v.bit_length() - 1).translate(SUPERSCRIPT)}" if v >= 1024 and v & (v - 1) == 0 else str(v)
+
+
+def shape_label(m, n, layout):
+    """'2²⁶ × 4' over the layout, for a tick under a group of bars; a shape too long for one line of
+    the group's width (12345 × 43483) breaks after the ×."""
+    m, n = power_text(m), power_text(n)
+    shape = f"{m} × {n}" if len(m) + len(n) <= 8 else f"{m} ×\n{n}"
+    return f"{shape}\n{layout}"
+
+
 def formats_figure(name, files, out):
     """Step 15: per problem, the share of the read ceiling of each format and kernel (left), and the
     elements of A a nanosecond of the versatile kernel per format beside step 11's float (right):
@@ -966,7 +1046,7 @@ def formats_figure(name, files, out):
     right.set_ylim(top=right.get_ylim()[1] * 1.25)
     for ax in (left, right):
         ax.set_xticks(range(len(problems)))
-        ax.set_xticklabels([f"{m} × {n}\n{layout}" for m, n, layout in problems], fontsize=8)
+        ax.set_xticklabels([shape_label(m, n, layout) for m, n, layout in problems], fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7.5, loc="upper center", ncol=3 if ax is left else 4, framealpha=0.9)
     save_figure(plt, fig, footers, out)

@@ -26,6 +26,11 @@ The expressions are Python, evaluated with these names only:
                               columns equal the given values (compared as text, or as numbers)
     rows(pattern, **where)    every such row, a list
     best(rows, column)        the row with the largest value of the column
+    wins(step, other, family=None, machine="h100")      how many problems step STEP ran faster than
+            step OTHER, each step's fastest verified variant against the other's, over the problems
+            of MACHINE_stepNN_fig4.csv and MACHINE_stepNN_shapes.csv both steps measured; family
+            "tall" (m > n), "square" or "wide" (m < n) counts those only
+    problems(step, other, family=None, machine="h100")  how many problems that is
     ncu(file, metric)         a metric of slides/data/ncu/FILE, as Nsight Compute printed it
     sig(x, digits=3)          x to that many significant figures
     pct(x)                    x with one decimal (a percentage)
@@ -173,8 +178,49 @@ def best(candidates, column):
     return max(candidates, key=lambda r: float(r[column]))
 
 
+def family(m, n):
+    m, n = float(m), float(n)
+    return "tall" if m > n else "wide" if m < n else "square"
+
+
+def fastest_by_problem(step, machine):
+    """{(m, n): the fastest verified row} of step STEP's figure-4 and shapes files on MACHINE."""
+    out = {}
+    for kind in ("fig4", "shapes"):
+        path = DATA / f"{machine}_step{step}_{kind}.csv"
+        if not path.is_file():
+            continue
+        for r in read(path.name):
+            if r.get("verified", "yes") != "yes":
+                continue
+            key = (int(r["m"]), int(r["n"]))
+            if key not in out or float(r["gbps"]) > float(out[key]["gbps"]):
+                out[key] = r
+    if not out:
+        raise QuoteError(f"no slides/data/{machine}_step{step}_fig4.csv or _shapes.csv with verified rows")
+    return out
+
+
+def contest(step, other, family_=None, machine="h100"):
+    """[(step's fastest row, other's fastest row)] on each problem both measured (of the family)."""
+    if family_ not in (None, "tall", "square", "wide"):
+        raise QuoteError(f"family {family_!r}: tall, square or wide")
+    mine, theirs = fastest_by_problem(step, machine), fastest_by_problem(other, machine)
+    return [(mine[k], theirs[k]) for k in sorted(mine) if k in theirs and family_ in (None, family(*k))]
+
+
+def wins(step, other, family=None, machine="h100"):
+    n = sum(float(a["gbps"]) > float(b["gbps"]) for a, b in contest(step, other, family, machine))
+    return Num(n, str(n))
+
+
+def problems(step, other, family=None, machine="h100"):
+    n = len(contest(step, other, family, machine))
+    return Num(n, str(n))
+
+
 NAMES = {
-    "ladder": ladder, "row": row, "rows": rows, "best": best, "ncu": ncu,
+    "ladder": ladder, "row": row, "rows": rows, "best": best, "ncu": ncu, "wins": wins, "problems": problems,
     "sig": lambda x, digits=3: Num(x, sig_text(x, digits)),
     "pct": lambda x: Num(x, f"{float(x):.1f}"),
     "fixed": lambda x, digits: Num(x, f"{float(x):.{digits}f}"),
