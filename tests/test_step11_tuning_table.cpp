@@ -187,8 +187,9 @@ TEST_CASE(
     "[step11]") {
     const TempDir dir;
     // 43 rows read flat on 43 * 25 blocks (block * vector = 1024, so the grid is a multiple of 43).
-    const std::string path = saved_table(dir, "flat_table.csv", "float", "col",
-                                         {{43, 1 << 20, {256, 4, 2, 256, 43 * 25, Combine::atomic, Loads::flat}, 100}});
+    const std::string path =
+        saved_table(dir, "flat_table.csv", "float", "col",
+                    {{43, 1 << 20, {256, 4, 2, 256, 43 * 25, Combine::atomic_last, Loads::flat}, 100}});
     REQUIRE(load_tuning_table(path).points[0].config.loads == Loads::flat);
     for (std::int64_t m : {std::int64_t(41), std::int64_t(45), std::int64_t(44), std::int64_t(64), kFlatMaxRows + 1}) {
         INFO("m = " << m);
@@ -225,7 +226,7 @@ TEST_CASE("step 11: a split configuration moved to another m keeps whole waves o
     // Flat: 10 rows on 4225 blocks of 256 (4 waves and one block). At 6 rows (a grid of a multiple
     // of 3), 4 whole waves; at 4 rows, which 2 threads of 2 cover exactly, per row group on 4 waves.
     path = saved_table(dir, "wave_col.csv", "double", "col",
-                       {{10, n, {256, 2, 2, 256, 4225, Combine::atomic, Loads::flat}, 100}});
+                       {{10, n, {256, 2, 2, 256, 4225, Combine::atomic_last, Loads::flat}, 100}});
     const auto six = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f64, 6, n).config;
     REQUIRE(six.loads == Loads::flat);
     REQUIRE(six.blocks_per_row == 4 * blocks_per_wave(132, 256));

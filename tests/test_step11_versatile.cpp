@@ -17,8 +17,8 @@ void check(const gemv::HostProblem<T>& p, const VersatileConfig& c, const std::s
     const auto v =
         gemv::run_and_verify_gpu<T>(p, [&](const T* A, const T* x, T* y, cudaStream_t st) { gemv(A, x, y, st); });
     gemv_test::require_verified(v, what + ", " + describe(c) + "; " + describe(gemv.plan()));
-    // atomic and last_block leave their workspace at zero: a second product on it is right too.
-    if (c.combine == Combine::atomic || c.combine == Combine::last_block) {
+    // atomic_last and last_block leave their workspace at zero: a second product on it is right too.
+    if (c.combine == Combine::atomic_last || c.combine == Combine::last_block) {
         const auto again =
             gemv::run_and_verify_gpu<T>(p, [&](const T* A, const T* x, T* y, cudaStream_t st) { gemv(A, x, y, st); });
         gemv_test::require_verified(again, what + ", second run, " + describe(c));
@@ -52,7 +52,7 @@ TEMPLATE_TEST_CASE("step 11: tiles, short rows and the last block are right one 
             const auto p = gemv::make_problem<TestType>({d.m, d.n, layout}, 31);
             const auto what = gemv_test::describe(d, layout, gemv::to_string(gemv::precision_of<TestType>()));
             for (const auto& c : gemv_test::families(layout, d.m, d.n, sizeof(TestType)))
-                if (c.loads == Loads::tiles || c.combine == Combine::last_block || c.combine == Combine::atomic ||
+                if (c.loads == Loads::tiles || c.combine == Combine::last_block || c.combine == Combine::atomic_last ||
                     short_rows(c, kernel_layout(layout, d.m, d.n), d.n))
                     check(p, c, what);
         }

@@ -71,7 +71,7 @@ TEMPLATE_TEST_CASE("step 15: step 11's versatile kernel is right in every family
                     what<TestType>(d, layout) + ", " + describe(configs[k]) + "; " + describe(gemv.plan());
                 require_right<TestType>(
                     p, d.m, [&] { gemv(p.A(), p.x(), p.y(), 0); }, w);
-                if (configs[k].combine == Combine::atomic ||
+                if (configs[k].combine == Combine::atomic_last ||
                     configs[k].combine == Combine::last_block)  // the workspace is back at zero
                     require_right<TestType>(
                         p, d.m, [&] { gemv(p.A(), p.x(), p.y(), 0); }, w + ", second run");

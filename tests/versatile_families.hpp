@@ -34,8 +34,9 @@ inline std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::i
                         if (versatile_invalid(c, layout, m, n, elem).empty()) {
                             out.push_back(c);
                             if (splits > 1 && unroll == 1)
-                                add(out, {c.block, vector, 1, c.threads_per_row, splits, Combine::atomic}, layout, m, n,
-                                    elem);
+                                for (Combine other : {Combine::atomic, Combine::atomic_last})
+                                    add(out, {c.block, vector, 1, c.threads_per_row, splits, other}, layout, m, n,
+                                        elem);
                             break;  // the widest vector this shape allows
                         }
                     }
@@ -44,20 +45,22 @@ inline std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::i
     for (int along : {1, 32, 256})
         for (int unroll : {1, 4})
             for (std::int64_t splits : {1, 3})
-                for (Combine combine : {Combine::store, Combine::last_block, Combine::atomic, Combine::cluster})
+                for (Combine combine :
+                     {Combine::store, Combine::last_block, Combine::atomic, Combine::atomic_last, Combine::cluster})
                     if ((combine == Combine::store) == (splits == 1))
                         add(out, {256, widest, unroll, col ? 256 / along : along, splits, combine, Loads::realigned},
                             layout, m, n, elem);
     for (std::int64_t splits : {2, 3, 8})  // clusters of blocks adding in shared memory
         add(out, {256, 1, 4, col ? 8 : 64, splits, Combine::cluster}, layout, m, n, elem);
-    // Flat. Column-major: on the smallest grid and a larger one, blocks added atomically. Row-major:
+    // Flat. Column-major: on the smallest grid and a larger one, each way of adding atomically. Row-major:
     // a block's rows through shared memory, with 1, 4 or 32 threads a row.
     for (int block : {96, 256}) {
         const std::int64_t unit = flat_grid_unit(m, block, widest);
         if (col)
             for (std::int64_t grid : {unit, 7 * unit})
-                add(out, {block, widest, 2, block, grid, grid == 1 ? Combine::store : Combine::atomic, Loads::flat},
-                    layout, m, n, elem);
+                for (Combine combine : {Combine::atomic, Combine::atomic_last})
+                    add(out, {block, widest, 2, block, grid, grid == 1 ? Combine::store : combine, Loads::flat}, layout,
+                        m, n, elem);
         else
             for (int along : {1, 4, 32})
                 add(out, {block, widest, 4, along, 1, Combine::store, Loads::flat}, layout, m, n, elem);
@@ -65,8 +68,9 @@ inline std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::i
     for (int unroll : {1, 4}) {  // tiles: m (column-major) or n (row-major) of 2 or 3
         add(out, {256, widest, unroll, 1, 1, Combine::store, Loads::tiles}, layout, m, n, elem);
         for (std::int64_t grid : {1, 5})
-            add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : Combine::atomic, Loads::tiles}, layout,
-                m, n, elem);
+            for (Combine combine : {Combine::atomic, Combine::atomic_last})
+                add(out, {96, widest, unroll, 96, grid, grid == 1 ? Combine::store : combine, Loads::tiles}, layout, m,
+                    n, elem);
     }
     out.push_back(versatile_heuristic(layout, m, n, elem, 132));
     return out;

@@ -14,8 +14,9 @@ std::int64_t div_up(std::int64_t a, std::int64_t b) {
     return (a + b - 1) / b;
 }
 
-// The workspace of atomic and last_block: the partial sums (atomic: m running sums; last_block:
-// one row of m a block along the row), then one arrival counter per row block, 16-byte aligned.
+// The workspace of atomic_last and last_block: the partial sums (atomic_last: m running sums;
+// last_block: one row of m a block along the row), then one arrival counter per row block, 16-byte
+// aligned.
 std::size_t partial_bytes(const VersatilePlan& p, std::size_t elem) {
     const std::int64_t rows = p.config.combine == Combine::last_block ? p.config.blocks_per_row : 1;
     return (std::size_t(rows * p.m) * elem + 15) / 16 * 16;
@@ -79,8 +80,9 @@ gemv::Traffic traffic_of(const VersatilePlan& p) {
             break;
     }
     double y = m;
-    if (c.combine == Combine::atomic) y = 2 * m * blocks + 3 * m;  // read-add-write per block; moved to y, zeroed
-    if (c.combine == Combine::last_block) y = 2 * m * blocks + m;  // partial sums written, read, y stored
+    if (c.combine == Combine::atomic) y = m + 2 * m * blocks;           // memset, then read-add-write per block
+    if (c.combine == Combine::atomic_last) y = 2 * m * blocks + 3 * m;  // read-add-write per block; moved, zeroed
+    if (c.combine == Combine::last_block) y = 2 * m * blocks + m;       // partial sums written, read, y stored
     return {mn, x, y};
 }
 
@@ -167,7 +169,8 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
             l.dynamic_shared = static_cast<std::size_t>(flat_row_tile_bytes(c, n, sizeof(T)));
             break;
     }
-    if (c.combine == Combine::atomic || c.combine == Combine::last_block)
+    p.zero_y_first = c.combine == Combine::atomic;
+    if (c.combine == Combine::atomic_last || c.combine == Combine::last_block)
         p.workspace_bytes = partial_bytes(p, sizeof(Acc)) + std::size_t(blocks) * sizeof(unsigned);
     p.traffic = traffic_of(p);
     return p;
@@ -195,6 +198,7 @@ void VersatileGemv<T>::operator()(const T* A, const T* x, gemv::accumulator_t<T>
     for (const void* ptr : {static_cast<const void*>(A), static_cast<const void*>(x), static_cast<const void*>(y)})
         if (reinterpret_cast<std::uintptr_t>(ptr) % 16)
             throw gemv::UsageError("step 11 reads A, x and y with 16-byte loads: they must be 16-byte aligned");
+    if (p.zero_y_first) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(p.m) * sizeof(Acc), stream));
     GemvArgs<T> args{A, x, y, p.m, p.n, p.config.threads_per_row, p.cols_per_block, p.config.combine, nullptr, nullptr};
     if (workspace_) {
         args.partial = reinterpret_cast<Acc*>(workspace_->data());

@@ -32,7 +32,8 @@ struct VersatilePlan {
     Family family = Family::col;
     gemv::Launch launch;              // grid, block, dynamic shared memory and the kernel itself
     std::int64_t cols_per_block = 0;  // one block's slice of a row: a multiple of the vector
-    std::size_t workspace_bytes = 0;  // atomic and last_block: the partial sums and the arrival counters
+    bool zero_y_first = false;        // atomic: a memset of y before the kernel
+    std::size_t workspace_bytes = 0;  // atomic_last, last_block: the partial sums and the arrival counters
     gemv::Traffic traffic;            // what the kernel loads and stores, in elements, for the CGMA
 };
 // END EXCERPT plan

@@ -249,7 +249,7 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
     if (in_place(c)) c.blocks_per_row = std::min(c.blocks_per_row, n);
     if (c.blocks_per_row == 1) c.combine = Combine::store;
     if (c.blocks_per_row > 1 && c.combine == Combine::store)
-        c.combine = in_place(c) ? Combine::last_block : Combine::atomic;
+        c.combine = in_place(c) ? Combine::last_block : Combine::atomic_last;
     return c;
 }
 

@@ -69,6 +69,8 @@ const char* to_string(Combine c) {
             return "store";
         case Combine::atomic:
             return "atomic";
+        case Combine::atomic_last:
+            return "atomic_last";
         case Combine::cluster:
             return "cluster";
         case Combine::last_block:
@@ -100,7 +102,7 @@ const std::vector<ConfigField>& config_fields() {
                     &VersatileConfig::threads_per_row),
         whole_field("blocks_per_row", "blocks adding up parts of one row", &VersatileConfig::blocks_per_row),
         enum_field("combine", "how those blocks add up", &VersatileConfig::combine,
-                   {Combine::store, Combine::atomic, Combine::cluster, Combine::last_block}),
+                   {Combine::store, Combine::atomic, Combine::atomic_last, Combine::cluster, Combine::last_block}),
         enum_field("loads", "how A is read", &VersatileConfig::loads,
                    {Loads::aligned, Loads::realigned, Loads::flat, Loads::tiles}),
     };
@@ -200,7 +202,7 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
         case Loads::tiles:
             if (c.vector != widest_vector_of(elem)) return "tiles are read with 16-byte loads";
             if (c.combine == Combine::cluster || c.combine == Combine::last_block)
-                return "tiles add up their blocks atomically (combine atomic)";
+                return "tiles add up their blocks atomically (combine atomic or atomic_last)";
             if (col) {
                 if (m != 2 && m != 3) return "tiles of whole columns are for m of 2 or 3";
                 if (c.threads_per_row != c.block) return "tiles of whole columns: every thread adds to every row";
@@ -213,7 +215,7 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
             break;
         case Loads::flat:
             if (c.combine == Combine::cluster || c.combine == Combine::last_block)
-                return "flat adds up its blocks atomically (combine atomic)";
+                return "flat adds up its blocks atomically (combine atomic or atomic_last)";
             if (col) {
                 if (m > kFlatMaxRows)
                     return "flat column-major takes at most " + std::to_string(kFlatMaxRows) + " rows";

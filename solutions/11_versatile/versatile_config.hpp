@@ -11,12 +11,13 @@
 
 // How the blocks that share a row add up their partial sums.
 enum class Combine {
-    store,       // one block a row: it stores y
-    atomic,      // atomicAdd into a workspace kept at zero; the last block of the row group to finish
-                 // moves the sums to y and zeroes them: one launch, bits vary run to run
-    cluster,     // up to 8 blocks of a thread-block cluster add through distributed shared memory
-    last_block,  // partial sums to a workspace; the last block of the row group to finish adds them
-                 // in order: one launch, the same bits every run (in place only)
+    store,        // one block a row: it stores y
+    atomic,       // atomicAdd into y, zeroed by a memset first: two launches, bits vary run to run
+    atomic_last,  // atomicAdd into a workspace kept at zero; the last block of the row group to
+                  // finish moves the sums to y and zeroes them: one launch, bits vary run to run
+    cluster,      // up to 8 blocks of a thread-block cluster add through distributed shared memory
+    last_block,   // partial sums to a workspace; the last block of the row group to finish adds
+                  // them in order: one launch, the same bits every run (in place only)
 };
 
 // How a thread reads A.

@@ -194,9 +194,9 @@ __device__ void add_up_in_last_block(const GemvArgs<T>& a, std::int64_t base, in
 }
 // END EXCERPT last_block
 
-// Atomic mode: every block has added its sums of rows [base, base + count) into partial[row],
+// atomic_last: every block has added its sums of rows [base, base + count) into partial[row],
 // kept at zero between launches. The block that arrives last at the counter moves them to y and
-// zeroes them again: one launch, where a memset of y and the kernel would be two (the bits vary
+// zeroes them again: one launch, where atomic's memset of y and the kernel are two (the bits vary
 // with the order of the atomics). `blocks` blocks share the counter. Every thread must call it.
 template <class Acc>
 __device__ void move_sums_in_last_block(Acc* partial, unsigned* counter, unsigned blocks, Acc* y, std::int64_t base,
@@ -208,8 +208,8 @@ __device__ void move_sums_in_last_block(Acc* partial, unsigned* counter, unsigne
     }
 }
 
-// The block's sum of `row`, the o-th of its rows: stored, or kept for the cluster, the atomic
-// sums or the last block (then every thread calls finish_rows).
+// The block's sum of `row`, the o-th of its rows: stored, added atomically into y, or kept for
+// the cluster, the workspace or the last block (then every thread calls finish_rows).
 template <class T, class Acc = typename GemvArgs<T>::Acc>
 __device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, Acc* cluster_sums, std::int64_t row, int o, Acc sum) {
     switch (a.combine) {
@@ -217,6 +217,9 @@ __device__ __forceinline__ void put_row_sum(const GemvArgs<T>& a, Acc* cluster_s
             a.y[row] = sum;
             break;
         case Combine::atomic:
+            atomicAdd(a.y + row, sum);
+            break;
+        case Combine::atomic_last:
             atomicAdd(a.partial + row, sum);
             break;
         case Combine::cluster:
@@ -232,13 +235,14 @@ template <class T, class Acc = typename GemvArgs<T>::Acc>
 __device__ __forceinline__ void finish_rows(const GemvArgs<T>& a, Acc* cluster_sums, std::int64_t base, int count) {
     if (a.combine == Combine::cluster) add_up_in_cluster(cluster_sums, a.y, base, count);
     if (a.combine == Combine::last_block) add_up_in_last_block(a, base, count);
-    if (a.combine == Combine::atomic)
+    if (a.combine == Combine::atomic_last)
         move_sums_in_last_block(a.partial, a.arrived + blockIdx.x, gridDim.y, a.y, base, count);
 }
 
 // Column-major A read flat or in tiles: every block adds to all m rows. Its sums, in shared
-// memory, are stored (a grid of one block) or added atomically into a.partial, which the last
-// block to finish moves to y (combine atomic). Every thread must call it.
+// memory, are stored (a grid of one block), added atomically into y (zeroed first: atomic), or
+// added atomically into a.partial, which the last block to finish moves to y (atomic_last).
+// Every thread must call it.
 template <class T, class Acc = typename GemvArgs<T>::Acc>
 __device__ void add_block_to_y(const GemvArgs<T>& a, const Acc* block_y) {
     const std::int64_t m = a.m;
@@ -246,6 +250,7 @@ __device__ void add_block_to_y(const GemvArgs<T>& a, const Acc* block_y) {
         for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) a.y[i] = block_y[i];
         return;
     }
-    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(a.partial + i, block_y[i]);
-    move_sums_in_last_block(a.partial, a.arrived, gridDim.x, a.y, 0, m);
+    Acc* sums = a.combine == Combine::atomic ? a.y : a.partial;
+    for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(sums + i, block_y[i]);
+    if (a.combine == Combine::atomic_last) move_sums_in_last_block(a.partial, a.arrived, gridDim.x, a.y, 0, m);
 }

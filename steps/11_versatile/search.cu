@@ -64,9 +64,10 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                     // Too few blocks to fill the GPU when more splits were possible: never faster,
                     // and on a wide matrix a single block would take seconds.
                     if (blocks * s < std::min(wave, blocks * max_splits) / 2) continue;
-                    // Split rows are added atomically (one launch: the last block moves the
-                    // sums to y). Adding them in order in the last block won few points of a
-                    // first float tuning (slides/data/step11/h100_step11_first_tuning_float_col.csv).
+                    // Split rows are added atomically into y zeroed first. Adding them in order
+                    // in the last block won few points of a first float tuning
+                    // (slides/data/step11/h100_step11_first_tuning_float_col.csv); atomics into a
+                    // workspace moved by the last block (one launch) cost 2 to 7 % on wide rows.
                     c.unroll = unroll;
                     c.blocks_per_row = s;
                     c.combine = s == 1 ? Combine::store : Combine::atomic;
@@ -107,15 +108,18 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
             for (int unroll : {2, 4})
                 for (std::int64_t g : grids) {
                     if (g > unit && g * block * widest * unroll > m * n) continue;  // a whole step for every thread
-                    const VersatileConfig c = NamedConfig()
-                                                  .block(block)
-                                                  .vector(widest)
-                                                  .unroll(unroll)
-                                                  .threads_per_row(block)
-                                                  .blocks_per_row(g)
-                                                  .combine(g == 1 ? Combine::store : Combine::atomic)
-                                                  .loads(Loads::flat);
-                    add_if_valid(out, c, layout, m, n, elem);
+                    for (Combine combine : {Combine::atomic_last, Combine::atomic}) {
+                        const VersatileConfig c = NamedConfig()
+                                                      .block(block)
+                                                      .vector(widest)
+                                                      .unroll(unroll)
+                                                      .threads_per_row(block)
+                                                      .blocks_per_row(g)
+                                                      .combine(g == 1 ? Combine::store : combine)
+                                                      .loads(Loads::flat);
+                        add_if_valid(out, c, layout, m, n, elem);
+                        if (g == 1) break;
+                    }
                 }
         }
     // Row-major rows 16-byte loads cannot follow, flat: a block's rows copied to shared memory
@@ -143,9 +147,12 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
                     const std::int64_t grid =
                         std::min<std::int64_t>(waves * blocks_per_wave(sm_count, block),
                                                std::max<std::int64_t>(1, n / (std::int64_t(widest) * block * unroll)));
-                    NamedConfig c = tiles;
-                    c.threads_per_row(block).blocks_per_row(grid).combine(grid == 1 ? Combine::store : Combine::atomic);
-                    add_if_valid(out, c, layout, m, n, elem);
+                    for (Combine combine : {Combine::atomic_last, Combine::atomic}) {
+                        NamedConfig c = tiles;
+                        c.threads_per_row(block).blocks_per_row(grid).combine(grid == 1 ? Combine::store : combine);
+                        add_if_valid(out, c, layout, m, n, elem);
+                        if (grid == 1) break;
+                    }
                 }
             }
     return out;
