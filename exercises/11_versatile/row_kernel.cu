@@ -10,19 +10,21 @@
 namespace {
 
 // This thread's part of row · x over the columns [c_begin, c_end): thread g of the row loads V
-// elements at c_begin + g·V, then G·V further on, and so on, while a whole vector fits. With
-// realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes, and its last n mod V
-// elements are added one at a time.
+// elements at c_begin + g·V, then G·V further on, and so on, up to c_stop, the end of the last
+// whole vector. With realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes,
+// and its last n mod V elements, past c_stop, are added one at a time.
 template <class T, int V, int U, bool R>
 __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
                                               std::int64_t c_end) {
     const int G = a.threads_per_row, g = threadIdx.x % G;
     const T* r = a.A + row * a.n;
+    const std::int64_t c_stop = R ? c_end - (c_end - c_begin) % V : c_end;  // aligned: V divides n
     typename GemvArgs<T>::Acc acc = 0;
-    // TODO: from j = c_begin + g*V by G*V while j + V <= c_end: acc += A[row*n + j + k] * x[j + k], A loaded
-    const std::int64_t c_full = c_end - (c_end - c_begin) % V;  // c_end itself where V divides n
-    if (c_full < c_end && g == (c_full - c_begin) / V % G)
-        for (std::int64_t k = c_full; k < c_end; ++k) acc += gemv::widen(r[k]) * gemv::widen(load_one_cached(a.x + k));
+    // TODO: stride along the row from j = c_begin + g*V by G*V up to c_stop: acc += A[row*n + j + k] * x[j +
+    if constexpr (R)
+        if (c_stop < c_end && g == (c_stop - c_begin) / V % G)
+            for (std::int64_t k = c_stop; k < c_end; ++k)
+                acc += gemv::widen(r[k]) * gemv::widen(load_one_cached(a.x + k));
     return acc;
 }
 

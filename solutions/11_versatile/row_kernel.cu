@@ -9,20 +9,21 @@
 namespace {
 
 // This thread's part of row · x over the columns [c_begin, c_end): thread g of the row loads V
-// elements at c_begin + g·V, then G·V further on, and so on, while a whole vector fits. With
-// realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes, and its last n mod V
-// elements are added one at a time.
+// elements at c_begin + g·V, then G·V further on, and so on, up to c_stop, the end of the last
+// whole vector. With realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes,
+// and its last n mod V elements, past c_stop, are added one at a time.
 template <class T, int V, int U, bool R>
 __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
                                               std::int64_t c_end) {
     const int G = a.threads_per_row, g = threadIdx.x % G;
     const T* r = a.A + row * a.n;
+    const std::int64_t c_stop = R ? c_end - (c_end - c_begin) % V : c_end;  // aligned: V divides n
     typename GemvArgs<T>::Acc acc = 0;
-    // BEGIN SOLUTION from j = c_begin + g*V by G*V while j + V <= c_end: acc += A[row*n + j + k] * x[j + k], A loaded
-    // by load_a<T, V, R>
+    // BEGIN SOLUTION stride along the row from j = c_begin + g*V by G*V up to c_stop: acc += A[row*n + j + k] * x[j +
+    // k], A loaded by load_a<T, V, R>
     const std::int64_t step = std::int64_t(G) * V;
     std::int64_t j = c_begin + std::int64_t(g) * V;
-    for (; j + (U - 1) * step + V <= c_end; j += U * step) {
+    for (; j + (U - 1) * step < c_stop; j += U * step) {
         T v[U][V], xv[U][V];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -34,7 +35,7 @@ __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t
 #pragma unroll
             for (int k = 0; k < V; ++k) acc += gemv::widen(v[u][k]) * gemv::widen(xv[u][k]);
     }
-    for (; j + V <= c_end; j += step) {
+    for (; j < c_stop; j += step) {
         T v[V], xv[V];
         load_a<T, V, R>(r + j, v);
         load_cached<T, V>(a.x + j, xv);
@@ -42,9 +43,10 @@ __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t
         for (int k = 0; k < V; ++k) acc += gemv::widen(v[k]) * gemv::widen(xv[k]);
     }
     // END SOLUTION
-    const std::int64_t c_full = c_end - (c_end - c_begin) % V;  // c_end itself where V divides n
-    if (c_full < c_end && g == (c_full - c_begin) / V % G)
-        for (std::int64_t k = c_full; k < c_end; ++k) acc += gemv::widen(r[k]) * gemv::widen(load_one_cached(a.x + k));
+    if constexpr (R)
+        if (c_stop < c_end && g == (c_stop - c_begin) / V % G)
+            for (std::int64_t k = c_stop; k < c_end; ++k)
+                acc += gemv::widen(r[k]) * gemv::widen(load_one_cached(a.x + k));
     return acc;
 }
 
