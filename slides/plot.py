@@ -1536,7 +1536,7 @@ def experiments_figure(name, files, out):
     fig.suptitle(f"step {name[:2]}, what each change did: every variant measured on one problem, % of the read "
                  "ceiling of its run (cold L2)", fontsize=11, x=0.01, ha="left")
     colour = lambda variant: ("tab:gray" if variant == "table" else "tab:red" if "shifted" in variant
-                              else "tab:blue")
+                              or "realigned" in variant else "tab:orange" if variant == "atomic_last" else "tab:blue")
     for ax, precision in zip(axes[0], precisions):
         labels, y = [], 0
         for problem, got in groups[precision].items():
@@ -1557,7 +1557,7 @@ def experiments_figure(name, files, out):
         ax.invert_yaxis()
         ax.set_xlim(0, 115)
         ax.axvline(92, color="black", linestyle="--", linewidth=0.7)
-        ax.set_title(f"{precision} (grey: last stop's table; red: shifted loads, removed)", fontsize=9)
+        ax.set_title(f"{precision} (grey: the table's choice; red: realigned loads; orange: one launch)", fontsize=9)
         ax.set_xlabel("% of the read ceiling", fontsize=8)
         ax.grid(True, axis="x", alpha=0.3)
     revisions = ", ".join(dict.fromkeys(r.get("git_revision", "?") for r in rows))

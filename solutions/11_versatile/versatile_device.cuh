@@ -72,9 +72,9 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
 // V elements of A from p on, 16 bytes, where p need not be 16-byte aligned (an odd m or n): the
 // aligned 16 bytes that hold p and, where p is not their first byte, the next 16; then the 32
 // bytes shifted down by p's place among them. That place depends only on the column (row), so
-// every thread of a column (row) takes the same branch. Both loads are whole 16-byte sectors'
-// worth: the second is the neighbouring thread's first, met again in cache, so DRAM moves each
-// byte of A once.
+// every thread of a column (row) takes the same branch. The second load is the neighbouring
+// thread's first: L1 and L2 serve it, so DRAM still moves each byte of A once, but the loads and
+// the L1 traffic double (measured in step 11's README).
 template <class T, int V>
 __device__ __forceinline__ void load_realigned(const T* p, T (&out)[V]) {
     static_assert(V * sizeof(T) == 16, "realigned loads are 16 bytes");
