@@ -1,8 +1,8 @@
 // Step 00: the GPU, its limits, and the read bandwidth every later step is compared to. The first
 // lab: if this runs, the set-up works.
-#include <iomanip>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "gpu_step.hpp"
 
@@ -39,7 +39,9 @@ int query(const gemv::Options& o) {
         {"reps", std::to_string(o.reps), true},
     };
     if (o.format == gemv::Format::table) {
-        for (const gemv::Field& fact : facts) std::cout << std::left << std::setw(32) << fact.name << fact.text << "\n";
+        std::vector<std::vector<std::string>> lines;
+        for (const gemv::Field& fact : facts) lines.push_back({fact.name, fact.text});
+        gemv::print_columns(std::cout, {"fact", "value"}, lines, {0, 1});
         std::cout
             << "\nEvery later step reports its GB/s as a share of read_ceiling_gbps, measured like this on each run.\n";
     } else {
