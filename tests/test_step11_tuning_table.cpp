@@ -144,7 +144,7 @@ TEST_CASE("step 11: a missing, corrupt, invalid or foreign table falls back to a
     }
 }
 
-TEST_CASE("step 11: the heuristic is valid for any shape, with 16-byte loads realigned where they do not divide",
+TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in flight where they are narrow",
           "[step11]") {
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (std::size_t elem : {std::size_t(4), std::size_t(8)})
@@ -155,13 +155,9 @@ TEST_CASE("step 11: the heuristic is valid for any shape, with 16-byte loads rea
                     INFO(m << " x " << n << " " << gemv::layout_word(layout) << ", " << describe(c));
                     REQUIRE(versatile_invalid(c, kl, m, n, elem).empty());
                 }
-    const VersatileConfig odd_m = versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, 132);
-    REQUIRE(odd_m.loads == Loads::realigned);
-    REQUIRE(odd_m.vector == 4);
-    REQUIRE(versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, 132).loads == Loads::realigned);
-    REQUIRE(versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, 132).vector == 2);
-    REQUIRE(versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, 132).loads == Loads::aligned);
-    REQUIRE(versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, 132).unroll == 4);  // 64 bytes in flight
+    REQUIRE(versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, 132).unroll == 16);  // 4-byte loads
+    REQUIRE(versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, 132).unroll == 8);   // 8-byte loads
+    REQUIRE(versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, 132).unroll == 4);   // 16-byte loads
 }
 
 TEST_CASE("step 11: a 1 x n column-major or m x 1 row-major matrix is read as the other layout", "[step11]") {
@@ -197,7 +193,7 @@ TEST_CASE(
         const bool exact_row_group = m == 64;  // 16 threads of 4 rows
         REQUIRE((c.config.loads == Loads::flat) == (m <= kFlatMaxRows && !exact_row_group));
         if (exact_row_group) REQUIRE(c.config.threads_per_row == 256 / 16);
-        if (m == kFlatMaxRows + 1) REQUIRE(c.config.loads == Loads::realigned);  // odd m, too many rows for flat
+        if (m == kFlatMaxRows + 1) REQUIRE(c.config.vector == 1);  // odd m, too many rows for flat: in place
         REQUIRE(versatile_invalid(c.config, gemv::Layout::col, m, 1 << 20, 4).empty());
         REQUIRE(c.source.rfind("tuned", 0) == 0);  // the table's choice, adapted, not the heuristic
     }
@@ -247,10 +243,8 @@ TEST_CASE("step 11: a flat row-major configuration moved to longer rows shares t
     REQUIRE(tall.config.loads == Loads::flat);
     REQUIRE(tall.config.threads_per_row == 4);
     REQUIRE(versatile_invalid(tall.config, gemv::Layout::row, 9000000, 97, 4).empty());
-    // 20001 floats a row: too long for even 8 rows of a 256-thread block, so read in place, with
-    // 16-byte loads realigned since 4 does not divide 20001.
+    // 20001 floats a row: too long for even 8 rows of a 256-thread block, so read in place.
     const auto wide = choose_config(path, "Test GPU", 132, gemv::Layout::row, gemv::Precision::f32, 9000, 20001);
-    REQUIRE(wide.config.loads == Loads::realigned);
-    REQUIRE(wide.config.vector == 4);
+    REQUIRE(wide.config.loads == Loads::aligned);
     REQUIRE(versatile_invalid(wide.config, gemv::Layout::row, 9000, 20001, 4).empty());
 }

@@ -200,8 +200,7 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         // Flat row-major: fewer rows a block (more threads a row) until they fit in shared memory;
         // rows too long for that are read in place.
         while (c.threads_per_row < 32 && flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.threads_per_row *= 2;
-        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes)
-            c.loads = n % c.vector ? Loads::realigned : Loads::aligned;
+        if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes) c.loads = Loads::aligned;
     } else if (c.loads == Loads::flat && m != tuned.m && m % c.vector == 0 && lanes_for_m <= c.block &&
                (lanes_for_m & (lanes_for_m - 1)) == 0) {
         // A row group of m / V threads covers these rows exactly, and then it reads faster than
@@ -213,7 +212,7 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);  // the grid this m needs
         if (m != tuned.m) c.blocks_per_row = units_keeping_waves(c.blocks_per_row, unit) * unit;
     } else if (c.loads == Loads::flat) {  // too many rows to read flat: a thread per row group
-        c.loads = m % c.vector ? Loads::realigned : Loads::aligned;
+        c.loads = Loads::aligned;
         c.threads_per_row = 1;
         c.blocks_per_row = 1;
         c.combine = Combine::store;

@@ -192,7 +192,7 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
         case Loads::realigned:
             if (c.loads == Loads::aligned && (col ? m : n) % c.vector)
                 return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
-            if (c.loads == Loads::realigned && (c.vector != widest_vector_of(elem) || c.vector == 1))
+            if (c.loads == Loads::realigned && c.vector != widest_vector_of(elem))
                 return "realigned loads are 16 bytes: vector must be " + std::to_string(widest_vector_of(elem));
             // The sums are kept in double for double, in float for float and every narrower format.
             if (col && col_fold_bytes(c, elem == 8 ? 8 : 4) > kFlatTileBytes)
@@ -244,8 +244,7 @@ VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::in
     const std::int64_t along = col ? m : n;
     VersatileConfig c;
     c.block = 256;
-    c.vector = widest_vector_of(elem);  // 16-byte loads: in place where they divide m (n), else realigned
-    if (along % c.vector) c.loads = Loads::realigned;
+    c.vector = widest_vector(layout, m, n, elem);
     c.unroll = static_cast<int>(std::min<std::size_t>(16, 64 / (c.vector * elem)));  // 64 bytes in flight a thread
     const std::int64_t lanes_needed = div_up(along, c.vector);  // threads that cover a column (or a row) once
     // Threads down a column (column-major) or along a row (row-major, about eight loads each).
