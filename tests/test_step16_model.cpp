@@ -99,24 +99,24 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                     REQUIRE(p.groups * p.group >= k);
                     REQUIRE((p.groups - 1) * p.group < k);
                     const several::Plan t =
-                        several::plan_tensor_cores(m, n, k, several::group_for(several::Kernel::tensor_cores, k), 132);
-                    REQUIRE(t.blocks * several::kTensorRows >= m);
+                        several::plan_tensor_cores(m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), 132);
+                    REQUIRE(t.blocks * several::tensor_rows_per_block(layout) >= m);
                     REQUIRE(std::int64_t(t.slices) * t.per >= n);
                     REQUIRE(std::int64_t(t.slices - 1) * t.per < n);
-                    REQUIRE(t.per % several::kTensorTile == 0);
+                    REQUIRE(t.per % (layout == Layout::row ? several::kTensorStepRow : several::kTensorStepCol) == 0);
                     REQUIRE(t.groups * t.group >= k);
                 }
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 0, Layout::row, 1, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 257, Layout::row, 16, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 4, Layout::row, 3, 132), gemv::UsageError);
-    REQUIRE_THROWS_AS(several::plan_tensor_cores(10, 10, 4, 8, 132), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_tensor_cores(10, 10, 4, Layout::row, 12, 132), gemv::UsageError);
 }
 
 TEST_CASE("step 16: few rows are sliced along the columns; many rows are not", "[step16]") {
     REQUIRE(several::plan_register_blocked(3, 3000000, 1, Layout::row, 1, 132).slices > 1);
     REQUIRE(several::plan_register_blocked(3, 3000000, 1, Layout::col, 1, 132).slices > 1);
     REQUIRE(several::plan_register_blocked(1000000, 3000, 8, Layout::col, 8, 132).slices == 1);
-    REQUIRE(several::plan_tensor_cores(16, 1000000, 16, 16, 132).slices > 1);
+    REQUIRE(several::plan_tensor_cores(16, 1000000, 16, Layout::row, 16, 132).slices > 1);
     REQUIRE(several::plan_register_blocked(3, 100, 1, Layout::row, 1, 132).slices == 1);  // too short to split
     // 33 rows are two warps of a block of eight (the other six idle): enough slices for the warps
     // with rows to fill the GPU, 1024 columns each at least.
@@ -157,7 +157,7 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 from k = 16 on, FP32
     for (int k : {16, 17, 64, 256}) {
         const several::Choice c = several::choose(Precision::bf16, 4096, 4096, k, 9);
         REQUIRE(c.kernel == several::Kernel::tensor_cores);
-        REQUIRE((c.group >= k || c.group == 128));
+        REQUIRE((c.group >= k || c.group == 64));
         REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, 7).kernel == several::Kernel::register_blocked);
     }
     for (int k : {1, 16, 64, 256})
@@ -166,5 +166,5 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 from k = 16 on, FP32
     REQUIRE(several::group_for(several::Kernel::register_blocked, 3) == 4);
     REQUIRE(several::group_for(several::Kernel::register_blocked, 17) == 16);
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 17) == 32);
-    REQUIRE(several::group_for(several::Kernel::tensor_cores, 256) == 128);
+    REQUIRE(several::group_for(several::Kernel::tensor_cores, 256) == 64);
 }

@@ -18,13 +18,13 @@ template <class T>
 void gemv_register_blocked(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y,
                            std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 
-// Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 16 × 16 WMMA fragments, bf16
-// in, float sums.
+// Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 8 × 16 mma.sync fragments,
+// bf16 in, float sums, loaded from global memory without shared memory.
 void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
                        float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 
-// The tensor-core kernel keeping `group` vectors a block, for the occupancy report.
-const void* tensor_cores_kernel_for(int group);
+// The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
+const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
 
 // The launch to report (occupancy) for a plan.
 template <class T>

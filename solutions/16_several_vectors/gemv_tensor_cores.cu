@@ -1,5 +1,6 @@
-#include <mma.h>
+#include <cuda_bf16.h>
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "gemv_several.cuh"
@@ -24,112 +25,213 @@
 //    below 2^-23 of these). Slices of the columns added with atomicAdd are float additions too.
 //    Below n = 20 the worst case (products just above a power of two, every one losing almost a
 //    whole last place) could pass the bound by an eps or two; seeded random values in [-1, 1)
-//    are nowhere near it, and the chooser takes tensor cores for long rows anyway.
+//    are nowhere near it.
 namespace {
 
-using namespace nvcuda;
 using bf16 = __nv_bfloat16;
-constexpr int kWarps = several::kTensorWarps;
-constexpr int kRows = several::kTensorRows;  // rows a block: 16 a warp
-constexpr int kTile = several::kTensorTile;  // columns of A staged at a time: 4 steps of 16
-constexpr int kThreads = 32 * kWarps;        // a block (the plan's threads): a compile-time stride
+constexpr int kThreads = several::kTensorThreads;
 
-// BEGIN EXCERPT tensor-cores
-// A block of 4 warps owns 64 rows and B·16 vectors. For each tile of 64 columns it stages A's tile
-// (64 × 64) and X's (64 × 16B) in shared memory, zero outside the matrix, so every shape works
-// whatever its alignment; each warp multiplies its 16 rows by the B fragments of vectors, 16
-// columns at a time, and adds each fragment's result to its float sums.
-template <int B>
-__global__ void __launch_bounds__(kThreads)
-    tensor_cores_kernel(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
-                        bool atomic, bool row_major) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-    __trap();  // bf16 fragments need compute capability 8.0; the chooser never comes here below it
+// D = A·B for one 16 × 8 × 16 fragment (bf16 in, float out) from a zero accumulator: PTX's
+// mma.sync.m16n8k16. A lane (g, t) = (lane / 4, lane % 4) holds, as pairs of bf16 in 32 bits,
+//   a[0] = A(g, 2t..2t+1), a[1] = A(g+8, 2t..2t+1), a[2] = A(g, 2t+8..2t+9), a[3] = A(g+8, 2t+8..2t+9),
+//   b0 = B(2t..2t+1, g), b1 = B(2t+8..2t+9, g),
+// and gets d[0..1] = D(g, 2t..2t+1), d[2..3] = D(g+8, 2t..2t+1).
+__device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                            std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%10,%10,%10};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(0.0f));
 #else
-    __shared__ __align__(32) bf16 sa[kRows * kTile];     // A's tile, row-major, 64 elements a row
-    __shared__ __align__(32) bf16 sx[B * 16 * kTile];    // X's tile, column-major: vector v at v·64
-    __shared__ __align__(32) float sy[kWarps][16 * 16];  // a warp's fragment on its way to Y
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const std::int64_t r0 = std::int64_t(blockIdx.x) * kRows;
-    const int c0 = blockIdx.z * B * 16;
-    const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
-    const bf16 zero = __float2bfloat16(0.0f);
-
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> sum[B], step, nothing;
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> a;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> x;
-    wmma::fill_fragment(nothing, 0.0f);
-#pragma unroll
-    for (int b = 0; b < B; ++b) wmma::fill_fragment(sum[b], 0.0f);
-
-    for (std::int64_t jt = j0; jt < j1; jt += kTile) {
-        // Consecutive threads take consecutive addresses of A (along a row, or down a column).
-#pragma unroll 4
-        for (int e = threadIdx.x; e < kRows * kTile; e += kThreads) {
-            const int r = row_major ? e / kTile : e % kRows, c = row_major ? e % kTile : e / kRows;
-            const std::int64_t i = r0 + r, j = jt + c;
-            sa[r * kTile + c] = i < m && j < j1 ? A[row_major ? i * n + j : j * m + i] : zero;
-        }
-#pragma unroll 4
-        for (int e = threadIdx.x; e < B * 16 * kTile; e += kThreads) {
-            const int c = e % kTile, v = e / kTile;
-            const std::int64_t j = jt + c;
-            sx[e] = j < j1 && c0 + v < k ? X[std::int64_t(c0 + v) * n + j] : zero;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int s = 0; s < kTile / 16; ++s) {
-            wmma::load_matrix_sync(a, sa + warp * 16 * kTile + s * 16, kTile);
-#pragma unroll
-            for (int b = 0; b < B; ++b) {
-                wmma::load_matrix_sync(x, sx + b * 16 * kTile + s * 16, kTile);
-                wmma::mma_sync(step, a, x, nothing);  // a fresh sum of 16 products (see the bound above)
-#pragma unroll
-                for (int t = 0; t < step.num_elements; ++t) sum[b].x[t] += step.x[t];
-            }
-        }
-        __syncthreads();
-    }
-    // Y: through shared memory, since a fragment's layout in registers is the hardware's.
-    for (int b = 0; b < B; ++b) {
-        wmma::store_matrix_sync(sy[warp], sum[b], 16, wmma::mem_col_major);
-        __syncwarp();
-        for (int e = lane; e < 16 * 16; e += 32) {
-            const std::int64_t i = r0 + warp * 16 + e % 16;
-            const int v = c0 + b * 16 + e / 16;
-            if (i < m && v < k) {
-                float* y = Y + std::int64_t(v) * m + i;
-                if (atomic)
-                    atomicAdd(y, sy[warp][e]);
-                else
-                    *y = sy[warp][e];
-            }
-        }
-        __syncwarp();
-    }
+    __trap();  // bf16 MMA needs compute capability 8.0; the chooser never comes here below it
 #endif
 }
-// END EXCERPT tensor-cores
 
-template <int B>
+// The eight bf16 at columns j .. j + 7 of a line of the matrix that starts at `line`, as four
+// 32-bit pairs, zero outside the columns [lo, hi). `whole`: line + j is 16-byte aligned, so eight
+// inside are one 16-byte load.
+template <bool whole>
+__device__ __forceinline__ uint4 load8(const bf16* line, std::int64_t j, std::int64_t lo, std::int64_t hi) {
+    if (whole && j >= lo && j + 8 <= hi) return __ldg(reinterpret_cast<const uint4*>(line + j));
+    const auto* h = reinterpret_cast<const unsigned short*>(line);
+    std::uint32_t w[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) w[e] = j + e >= lo && j + e < hi ? __ldg(h + j + e) : 0u;
+    return make_uint4(w[0] | w[1] << 16, w[2] | w[3] << 16, w[4] | w[5] << 16, w[6] | w[7] << 16);
+}
+
+// The same for four bf16 as two pairs; `whole`: line + j is 8-byte aligned.
+template <bool whole>
+__device__ __forceinline__ uint2 load4(const bf16* line, std::int64_t j, std::int64_t lo, std::int64_t hi) {
+    if (whole && j >= lo && j + 4 <= hi) return __ldg(reinterpret_cast<const uint2*>(line + j));
+    const auto* h = reinterpret_cast<const unsigned short*>(line);
+    std::uint32_t w[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) w[e] = j + e >= lo && j + e < hi ? __ldg(h + j + e) : 0u;
+    return make_uint2(w[0] | w[1] << 16, w[2] | w[3] << 16);
+}
+
+// A fragment's sum on its way to Y: stored, or added where the columns are sliced.
+__device__ __forceinline__ void put(float* y, float v, bool atomic) {
+    if (atomic)
+        atomicAdd(y, v);
+    else
+        *y = v;
+}
+
+// BEGIN EXCERPT tensor-cores-row
+// Row-major A, straight from global memory into the fragments: no shared memory, no barrier.
+// The k index of a fragment is a column of A and of X, and a sum does not care in which order
+// its columns come: so a lane loads eight consecutive columns (one 16-byte load) and gives them
+// to two fragments, the pairs 8t..8t+3 to the first and 8t+4..8t+7 to the second, and loads the
+// same eight columns of its vector of X. A warp's 16 rows are i0, i0 + 8, …, i0 + 120: rows
+// eight apart start equally far past a 16-byte boundary whatever n is, so the chunks of
+// columns can start where those rows' boundaries fall (jb), and every load of A is aligned.
+// The first and last chunk of a slice are zero outside it. T tiles of 8 vectors: 8·T vectors.
+template <int T, bool x_whole>
+__global__ void __launch_bounds__(kThreads)
+    tensor_cores_row(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
+                     int groups, bool atomic) {
+    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const std::int64_t block = blockIdx.x / groups;  // the groups of one block of rows run side by side
+    const int c0 = int(blockIdx.x % groups) * 8 * T;
+    const std::int64_t i0 = block * several::kTensorRowsRow + warp;
+    const std::int64_t row[2] = {i0 + 8 * g, i0 + 64 + 8 * g};  // this lane's fragment rows g and g + 8
+    const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
+    const std::int64_t s = i0 % 8 * (n % 8) % 8;  // the warp's rows start s elements past a boundary
+    const std::int64_t jb = j0 - (j0 + s) % 8;    // so (row·n + jb) is a multiple of 8
+    float sum[T][4] = {};
+    for (std::int64_t jc = jb; jc < j1; jc += 32) {
+        const std::int64_t j = jc + 8 * t;  // this lane's eight columns
+        uint4 a[2] = {};
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+            if (row[r] < m) a[r] = load8<true>(A + row[r] * n, j, j0, j1);
+#pragma unroll
+        for (int q = 0; q < T; ++q) {
+            const int v = c0 + 8 * q + g;  // this lane's vector in tile q
+            const uint4 x = v < k ? load8<x_whole>(X + std::int64_t(v) * n, j, j0, j1) : uint4{};
+            float d[4];
+            mma_16x8x16(d, a[0].x, a[1].x, a[0].y, a[1].y, x.x, x.y);  // columns j .. j + 3
+#pragma unroll
+            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+            mma_16x8x16(d, a[0].z, a[1].z, a[0].w, a[1].w, x.z, x.w);  // columns j + 4 .. j + 7
+#pragma unroll
+            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+        }
+    }
+    // d[0..1]: row g, vectors 2t and 2t + 1 of the tile; d[2..3]: row g + 8.
+#pragma unroll
+    for (int q = 0; q < T; ++q)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const std::int64_t i = row[e / 2];
+            const int v = c0 + 8 * q + 2 * t + e % 2;
+            if (i < m && v < k) put(Y + std::int64_t(v) * m + i, sum[q][e], atomic);
+        }
+}
+// END EXCERPT tensor-cores-row
+
+
+// BEGIN EXCERPT tensor-cores-col
+// Column-major A: a lane loads eight consecutive rows of four columns (four 16-byte loads, a
+// warp's 64 rows of 16 columns), but a fragment pairs two columns of one row in 32 bits. A byte
+// permutation pairs them: rows 2w and 2w + 1 of columns u and u + 1 become fragment rows g and
+// g + 8 of tile w, so a warp's 64 rows are four fragments of 16 that share each load of X.
+template <int T, bool a_whole, bool x_whole>
+__global__ void __launch_bounds__(kThreads)
+    tensor_cores_col(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
+                     int groups, bool atomic) {
+    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const std::int64_t block = blockIdx.x / groups;
+    const int c0 = int(blockIdx.x % groups) * 8 * T;
+    const std::int64_t i = block * several::kTensorRowsCol + warp * 64 + 8 * g;  // this lane's rows i .. i + 7
+    const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
+    float sum[4][T][4] = {};
+    for (std::int64_t jc = j0; jc < j1; jc += 16) {
+        const std::int64_t j = jc + 4 * t;  // this lane's four columns
+        std::uint32_t c[4][4];              // c[u][w]: rows i + 2w and i + 2w + 1 of column j + u
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const uint4 v = j + u < j1 ? load8<a_whole>(A + (j + u) * m, i, 0, m) : uint4{};
+            c[u][0] = v.x, c[u][1] = v.y, c[u][2] = v.z, c[u][3] = v.w;
+        }
+        std::uint32_t a[4][4];  // a[w]: the fragment of rows i + 2w (g) and i + 2w + 1 (g + 8)
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+            a[w][0] = __byte_perm(c[0][w], c[1][w], 0x5410);  // row i + 2w, columns j, j + 1
+            a[w][1] = __byte_perm(c[0][w], c[1][w], 0x7632);  // row i + 2w + 1, columns j, j + 1
+            a[w][2] = __byte_perm(c[2][w], c[3][w], 0x5410);  // row i + 2w, columns j + 2, j + 3
+            a[w][3] = __byte_perm(c[2][w], c[3][w], 0x7632);
+        }
+#pragma unroll
+        for (int q = 0; q < T; ++q) {
+            const int v = c0 + 8 * q + g;
+            const uint2 x = v < k ? load4<x_whole>(X + std::int64_t(v) * n, j, j0, j1) : uint2{};
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {
+                float d[4];
+                mma_16x8x16(d, a[w][0], a[w][1], a[w][2], a[w][3], x.x, x.y);
+#pragma unroll
+                for (int e = 0; e < 4; ++e) sum[w][q][e] += d[e];
+            }
+        }
+    }
+#pragma unroll
+    for (int w = 0; w < 4; ++w)
+#pragma unroll
+        for (int q = 0; q < T; ++q)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const std::int64_t r = i + 2 * w + e / 2;
+                const int v = c0 + 8 * q + 2 * t + e % 2;
+                if (r < m && v < k) put(Y + std::int64_t(v) * m + r, sum[w][q][e], atomic);
+            }
+}
+// END EXCERPT tensor-cores-col
+
+template <int T>
 void launch(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
-    const dim3 grid(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
-    tensor_cores_kernel<B><<<grid, p.threads, 0, s>>>(A, X, Y, m, n, k, p.per, p.atomic(), layout == gemv::Layout::row);
+    const dim3 grid(unsigned(p.blocks * p.groups), unsigned(p.slices));
+    const bool atomic = p.atomic();
+    if (layout == gemv::Layout::row) {
+        if (n % 8 == 0)
+            tensor_cores_row<T, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+        else
+            tensor_cores_row<T, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+        return;
+    }
+    if (m % 8 == 0 && n % 4 == 0)
+        tensor_cores_col<T, true, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+    else if (m % 8 == 0)
+        tensor_cores_col<T, true, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+    else if (n % 4 == 0)
+        tensor_cores_col<T, false, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+    else
+        tensor_cores_col<T, false, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+}
+
+template <int T>
+const void* kernel_of(gemv::Layout layout) {
+    if (layout == gemv::Layout::row) return reinterpret_cast<const void*>(&tensor_cores_row<T, true>);
+    return reinterpret_cast<const void*>(&tensor_cores_col<T, true, true>);
 }
 
 }  // namespace
 
-const void* tensor_cores_kernel_for(int group) {
+const void* tensor_cores_kernel_for(int group, gemv::Layout layout) {
     switch (group) {
+        case 8:
+            return kernel_of<1>(layout);
         case 16:
-            return reinterpret_cast<const void*>(&tensor_cores_kernel<1>);
+            return kernel_of<2>(layout);
         case 32:
-            return reinterpret_cast<const void*>(&tensor_cores_kernel<2>);
-        case 64:
-            return reinterpret_cast<const void*>(&tensor_cores_kernel<4>);
+            return kernel_of<4>(layout);
         default:
-            return reinterpret_cast<const void*>(&tensor_cores_kernel<8>);
+            return kernel_of<8>(layout);
     }
 }
 
@@ -139,13 +241,13 @@ void gemv_tensor_cores(const several::Plan& p, gemv::Layout layout, const bf16* 
         throw std::logic_error("gemv_tensor_cores needs a plan from plan_tensor_cores");
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
     switch (p.group) {
-        case 16:
+        case 8:
             launch<1>(p, layout, A, X, Y, m, n, k, s);
             break;
-        case 32:
+        case 16:
             launch<2>(p, layout, A, X, Y, m, n, k, s);
             break;
-        case 64:
+        case 32:
             launch<4>(p, layout, A, X, Y, m, n, k, s);
             break;
         default:

@@ -94,19 +94,21 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
     return p;
 }
 
-Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, int group, int sm_count) {
+Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
     require_k(k);
     if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
-        throw gemv::UsageError("the tensor-core kernel keeps 16, 32, 64 or 128 vectors a block, not " +
+        throw gemv::UsageError("the tensor-core kernel keeps 8, 16, 32 or 64 vectors a warp, not " +
                                std::to_string(group));
     Plan p;
     p.kernel = Kernel::tensor_cores;
     p.group = group;
-    p.threads = 32 * kTensorWarps;
+    p.threads = kTensorThreads;
     p.groups = static_cast<int>(several::div_up(k, group));
-    p.blocks = several::div_up(m, kTensorRows);
-    require_grid(p.blocks);
-    slice_columns(p, n, sm_count, several::div_up(m, 16), 4 * kTensorTile, kTensorTile);  // a warp 16 rows
+    p.blocks = several::div_up(m, tensor_rows_per_block(layout));
+    require_grid(p.blocks * p.groups);
+    const bool row = layout == gemv::Layout::row;
+    const std::int64_t step = row ? kTensorStepRow : kTensorStepCol;
+    slice_columns(p, n, sm_count, several::div_up(m, row ? 16 : 64), 256, step);
     return p;
 }
 
@@ -139,7 +141,7 @@ gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, g
     gemv::Traffic t;
     t.a_elems = mn * p.groups;
     if (p.kernel == Kernel::tensor_cores)
-        t.x_elems = double(several::div_up(m, kTensorRows)) * nk;
+        t.x_elems = double(several::div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
     else if (layout == gemv::Layout::col)
         t.x_elems = double(several::div_up(m, 32 * p.rows_per_warp)) * nk;
     else

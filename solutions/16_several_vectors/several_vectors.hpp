@@ -51,14 +51,16 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops);
 enum class Kernel { register_blocked, tensor_cores };
 const char* to_string(Kernel kernel);
 
-// One launch: grid.x blocks of rows, grid.y slices of the columns (the partial sums of a row are
-// added into a zeroed Y with atomicAdd when there are several), grid.z groups of `group` vectors
-// (A is read once for each group).
+// One launch: blocks of rows, grid.y slices of the columns (the partial sums of a row are added
+// into a zeroed Y with atomicAdd when there are several), and groups of `group` vectors (A is read
+// once for each group). The register-blocked kernel puts the groups in grid.z; the tensor-core
+// kernel in grid.x beside the blocks (blocks × groups), so that the groups of one block of rows
+// run side by side and read A's bytes from L2 the second time.
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
     int group = 1;            // vectors a thread (register-blocked) or a block (tensor cores) keeps
     int rows_per_warp = 1;    // register-blocked: R (rows_per_warp_for, rows_per_lane_col)
-    std::int64_t blocks = 0;  // grid.x
+    std::int64_t blocks = 0;  // blocks of rows
     int threads = 256;        // a block
     int slices = 1;           // grid.y
     std::int64_t per = 0;     // columns of A a slice takes
@@ -80,15 +82,25 @@ constexpr int rows_per_warp_for(int group) {
 constexpr int rows_per_lane_col(int group) {
     return group >= 16 ? 2 : 1;
 }
-// Vectors a tensor-core block keeps: 16·b for b = 1, 2, 4, 8 (16 × 16 × 16 bf16 fragments).
-constexpr int kTensorGroups[] = {16, 32, 64, 128};
-constexpr int kTensorWarps = 4;                 // warps a block, 16 rows each
-constexpr int kTensorRows = 16 * kTensorWarps;  // rows a block
-constexpr int kTensorTile = 64;                 // columns of A a block stages at a time
+// Vectors a tensor-core warp keeps: 8·T for T = 1, 2, 4, 8 tiles of 16 × 8 × 16 bf16 fragments
+// (PTX's mma.sync.m16n8k16, a tile of 8 vectors each). A and X go from global memory straight
+// into the fragments, 16 bytes a load, with no shared memory.
+constexpr int kTensorGroups[] = {8, 16, 32, 64};
+constexpr int kTensorThreads = 256;  // 8 warps a block
+// Rows a block: row-major, a warp's 16 rows are eight apart (they share an alignment), so a block
+// of 8 warps takes 128 consecutive rows; column-major, a lane takes 8 consecutive rows, a warp 64.
+constexpr int kTensorRowsRow = 128;
+constexpr int kTensorRowsCol = 512;
+// Columns a warp takes a step: slices of the columns are a multiple of them.
+constexpr int kTensorStepRow = 32;
+constexpr int kTensorStepCol = 16;
+constexpr int tensor_rows_per_block(gemv::Layout layout) {
+    return layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol;
+}
 
 // group must be one of the lists above; throws gemv::UsageError for a k or shape it cannot take.
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
-Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, int group, int sm_count);
+Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 
 // The smallest group of the kernel's list that holds k vectors (the largest where none does).
 int group_for(Kernel kernel, int k);
@@ -115,8 +127,8 @@ constexpr bool tensor_cores_take_float = false;
 
 // Register-blocked, column-major: a lane R rows 32 apart; A once a group, and a warp's 32 lanes
 // share each X value (one broadcast load a warp for 32·R rows). Row-major: a warp adds up R rows,
-// each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a block
-// of 64 rows (staged in shared memory). Y: once, or once a slice (atomicAdd).
+// each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a warp
+// (16 rows row-major, 64 column-major). Y: once, or once a slice (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace several

@@ -30,7 +30,7 @@ struct Variant {
 
 std::string plan_text(const several::Plan& p) {
     std::string s =
-        std::to_string(p.group) + " vectors a " + (p.kernel == several::Kernel::tensor_cores ? "block" : "thread");
+        std::to_string(p.group) + " vectors a " + (p.kernel == several::Kernel::tensor_cores ? "warp" : "thread");
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;
@@ -85,7 +85,8 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
         if (f.cc_major >= 8) {
             const several::Plan tc =
-                several::plan_tensor_cores(m, n, k, several::group_for(several::Kernel::tensor_cores, k), f.sm_count);
+                several::plan_tensor_cores(m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k),
+                                         f.sm_count);
             out.push_back({"tensor cores", launch_of<T>(tc, layout), several::traffic_of(tc, m, n, k, layout),
                            [=](cudaStream_t s) { gemv_tensor_cores(tc, layout, A, X, Y, m, n, k, s); }, plan_text(tc),
                            true, choice.kernel == several::Kernel::tensor_cores});

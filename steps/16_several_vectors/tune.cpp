@@ -43,7 +43,7 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
     if (std::is_same_v<T, __nv_bfloat16> && facts.cc_major >= 8)
         for (int g : several::kTensorGroups)
-            if (g == 16 || g / 2 < k) plans.push_back(several::plan_tensor_cores(m, n, k, g, facts.sm_count));
+            if (g == 8 || g / 2 < k) plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
     return plans;
 }
 
