@@ -149,22 +149,24 @@ TEST_CASE("step 16: CGMA grows with the group of vectors a thread keeps", "[step
     REQUIRE(r.cgma() > 8);
 }
 
-TEST_CASE("step 16: the chooser takes tensor cores for bf16 from k = 16 on, FP32 FMA otherwise", "[step16]") {
-    for (int k : {1, 2, 3, 7, 8, 15}) {
-        REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, 9).kernel == several::Kernel::register_blocked);
-        REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, 9).group >= k);
-    }
-    for (int k : {16, 17, 64, 256}) {
-        const several::Choice c = several::choose(Precision::bf16, 4096, 4096, k, 9);
-        REQUIRE(c.kernel == several::Kernel::tensor_cores);
-        REQUIRE((c.group >= k || c.group == 64));
-        REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, 7).kernel == several::Kernel::register_blocked);
+TEST_CASE("step 16: the chooser takes tensor cores for bf16 where the GPU has them, FP32 FMA otherwise", "[step16]") {
+    for (int k : {1, 2, 3, 7, 8, 15, 16, 17, 33, 64, 256}) {
+        const several::Choice row = several::choose(Precision::bf16, 4096, 4096, k, Layout::row, 9);
+        const several::Choice col = several::choose(Precision::bf16, 4096, 4096, k, Layout::col, 9);
+        REQUIRE(row.kernel == several::Kernel::tensor_cores);
+        REQUIRE(col.kernel == several::Kernel::tensor_cores);
+        REQUIRE(row.group == std::min(several::group_for(several::Kernel::tensor_cores, k), several::kTensorMostRow));
+        REQUIRE(col.group == std::min(several::group_for(several::Kernel::tensor_cores, k), several::kTensorMostCol));
+        REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, Layout::row, 7).kernel ==
+                several::Kernel::register_blocked);
     }
     for (int k : {1, 16, 64, 256})
-        REQUIRE(several::choose(Precision::f32, 4096, 4096, k, 9).kernel == several::Kernel::register_blocked);
+        REQUIRE(several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9).kernel ==
+                several::Kernel::register_blocked);
     REQUIRE_FALSE(several::tensor_cores_take_float);
     REQUIRE(several::group_for(several::Kernel::register_blocked, 3) == 4);
     REQUIRE(several::group_for(several::Kernel::register_blocked, 17) == 16);
+    REQUIRE(several::group_for(several::Kernel::tensor_cores, 3) == 8);
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 17) == 32);
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 256) == 64);
 }

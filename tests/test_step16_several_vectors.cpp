@@ -106,7 +106,7 @@ TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same 
         for (const gemv_test::Dims d : {gemv_test::Dims{997, 1009}, {4097, 33}, {3, 100003}})
             for (int k : kVectors) {
                 gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
-                const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, major);
+                const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, layout, major);
                 const auto run = [&] {
                     if constexpr (std::is_same_v<TestType, __nv_bfloat16>)
                         if (c.kernel == several::Kernel::tensor_cores) {

@@ -50,19 +50,25 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std
 }
 
 // The eight bf16 at columns j .. j + 7 of a line of the matrix that starts at `line`, as four
-// 32-bit pairs, zero outside the columns [lo, hi). `whole`: line + j is 16-byte aligned, so eight
-// inside are one 16-byte load.
+// 32-bit pairs, zero outside the columns [lo, hi): one element at a time. Only the edges of a
+// slice or of the matrix come here; out of line, so that it costs the main loop no registers.
+__device__ __noinline__ uint4 load8_masked(const bf16* line, std::int64_t j, std::int64_t lo, std::int64_t hi) {
+    const auto* h = reinterpret_cast<const unsigned short*>(line);
+    unsigned long long w[2] = {0, 0};
+    for (int e = 0; e < 8; ++e)
+        if (j + e >= lo && j + e < hi) w[e / 4] |= static_cast<unsigned long long>(__ldg(h + j + e)) << (16 * (e % 4));
+    return make_uint4(std::uint32_t(w[0]), std::uint32_t(w[0] >> 32), std::uint32_t(w[1]), std::uint32_t(w[1] >> 32));
+}
+
+// The same, one 16-byte load where all eight are inside and line + j is 16-byte aligned
+// (`whole`: the caller knows it is whenever they are inside).
 template <bool whole>
 __device__ __forceinline__ uint4 load8(const bf16* line, std::int64_t j, std::int64_t lo, std::int64_t hi) {
     if (whole && j >= lo && j + 8 <= hi) return __ldg(reinterpret_cast<const uint4*>(line + j));
-    const auto* h = reinterpret_cast<const unsigned short*>(line);
-    std::uint32_t w[8];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) w[e] = j + e >= lo && j + e < hi ? __ldg(h + j + e) : 0u;
-    return make_uint4(w[0] | w[1] << 16, w[2] | w[3] << 16, w[4] | w[5] << 16, w[6] | w[7] << 16);
+    return load8_masked(line, j, lo, hi);
 }
 
-// The same for four bf16 as two pairs; `whole`: line + j is 8-byte aligned.
+// Four bf16 as two pairs, zero outside [lo, hi); `whole`: line + j is 8-byte aligned.
 template <bool whole>
 __device__ __forceinline__ uint2 load4(const bf16* line, std::int64_t j, std::int64_t lo, std::int64_t hi) {
     if (whole && j >= lo && j + 4 <= hi) return __ldg(reinterpret_cast<const uint2*>(line + j));
@@ -73,6 +79,32 @@ __device__ __forceinline__ uint2 load4(const bf16* line, std::int64_t j, std::in
     return make_uint2(w[0] | w[1] << 16, w[2] | w[3] << 16);
 }
 
+// The eight bf16 that start s elements (0 to 7) into the sixteen of lo and hi: a whole number
+// of 32-bit words across, then half a word where s is odd.
+__device__ __forceinline__ uint4 realign8(uint4 lo, uint4 hi, int s) {
+    const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    std::uint32_t v[5];
+#pragma unroll
+    for (int e = 0; e < 5; ++e) {
+        const std::uint32_t by1 = s & 2 ? w[e + 1] : w[e], by1_2 = s & 2 ? w[e + 3] : w[e + 2];
+        v[e] = s & 4 ? by1_2 : by1;
+    }
+    if (s & 1)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[e] = __funnelshift_r(v[e], v[e + 1], 16);
+    return make_uint4(v[0], v[1], v[2], v[3]);
+}
+
+// Eight bf16 at p[0..7] anywhere: the aligned 16 bytes that hold p[0] and, if p is not
+// aligned, the next 16 (which hold p[7]), realigned. Two loads where one would do if aligned,
+// but X's are L1 hits.
+__device__ __forceinline__ uint4 load8_unaligned(const bf16* p) {
+    const int s = int(reinterpret_cast<std::uintptr_t>(p) / sizeof(bf16) % 8);
+    const auto* q = reinterpret_cast<const uint4*>(p - s);
+    const uint4 lo = __ldg(q);
+    return s ? realign8(lo, __ldg(q + 1), s) : lo;
+}
+
 // A fragment's sum on its way to Y: stored, or added where the columns are sliced.
 __device__ __forceinline__ void put(float* y, float v, bool atomic) {
     if (atomic)
@@ -80,6 +112,13 @@ __device__ __forceinline__ void put(float* y, float v, bool atomic) {
     else
         *y = v;
 }
+
+// Steps of columns whose loads a warp issues before it multiplies: two in row-major (64 bytes a
+// row a step, so two make a row's 128-byte line), one in column-major (a step is 64 rows of 16
+// columns, and the compiler's own unrolling of the loop keeps more in flight than a second would:
+// 99 % of the read ceiling against 94 % on an 8192 x 65536 matrix on the H100, one vector).
+constexpr int kStepsRow = 2;
+constexpr int kStepsCol = 1;
 
 // BEGIN EXCERPT tensor-cores-row
 // Row-major A, straight from global memory into the fragments: no shared memory, no barrier.
@@ -103,23 +142,31 @@ __global__ void __launch_bounds__(kThreads)
     const std::int64_t s = i0 % 8 * (n % 8) % 8;  // the warp's rows start s elements past a boundary
     const std::int64_t jb = j0 - (j0 + s) % 8;    // so (row·n + jb) is a multiple of 8
     float sum[T][4] = {};
-    for (std::int64_t jc = jb; jc < j1; jc += 32) {
-        const std::int64_t j = jc + 8 * t;  // this lane's eight columns
-        uint4 a[2] = {};
+#pragma unroll 1
+    for (std::int64_t jc = jb; jc < j1; jc += 32 * kStepsRow) {
+        uint4 a[kStepsRow][2];  // all the steps' loads of A first, so that they are in flight together
 #pragma unroll
-        for (int r = 0; r < 2; ++r)
-            if (row[r] < m) a[r] = load8<true>(A + row[r] * n, j, j0, j1);
+        for (int u = 0; u < kStepsRow; ++u)
 #pragma unroll
-        for (int q = 0; q < T; ++q) {
-            const int v = c0 + 8 * q + g;  // this lane's vector in tile q
-            const uint4 x = v < k ? load8<x_whole>(X + std::int64_t(v) * n, j, j0, j1) : uint4{};
-            float d[4];
-            mma_16x8x16(d, a[0].x, a[1].x, a[0].y, a[1].y, x.x, x.y);  // columns j .. j + 3
+            for (int r = 0; r < 2; ++r)
+                a[u][r] = row[r] < m ? load8<true>(A + row[r] * n, jc + 32 * u + 8 * t, j0, j1) : uint4{};
 #pragma unroll
-            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
-            mma_16x8x16(d, a[0].z, a[1].z, a[0].w, a[1].w, x.z, x.w);  // columns j + 4 .. j + 7
+        for (int u = 0; u < kStepsRow; ++u) {
+            const std::int64_t j = jc + 32 * u + 8 * t;  // this lane's eight columns
 #pragma unroll
-            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+            for (int q = 0; q < T; ++q) {
+                const int v = c0 + 8 * q + g;  // this lane's vector in tile q
+                const bf16* xv = X + std::int64_t(v) * n;
+                uint4 x{};
+                if (v < k) x = x_whole || j < j0 || j + 8 > j1 ? load8<x_whole>(xv, j, j0, j1) : load8_unaligned(xv + j);
+                float d[4];
+                mma_16x8x16(d, a[u][0].x, a[u][1].x, a[u][0].y, a[u][1].y, x.x, x.y);  // columns j .. j + 3
+#pragma unroll
+                for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+                mma_16x8x16(d, a[u][0].z, a[u][1].z, a[u][0].w, a[u][1].w, x.z, x.w);  // columns j + 4 .. j + 7
+#pragma unroll
+                for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+            }
         }
     }
     // d[0..1]: row g, vectors 2t and 2t + 1 of the tile; d[2..3]: row g + 8.
@@ -134,12 +181,30 @@ __global__ void __launch_bounds__(kThreads)
 }
 // END EXCERPT tensor-cores-row
 
+// Rows i .. i + 7 of a column (i a multiple of 8) where the column starts anywhere: each lane
+// loads the aligned 16 bytes that hold row i, s rows early, and takes the s rows it misses from
+// the lane with the next eight rows (four lanes on); the warp's last eight load them. Every lane
+// of the warp must come here (the shuffles), with all its rows inside the matrix.
+__device__ __forceinline__ uint4 load_rows_realigned(const bf16* column, std::int64_t i, int g) {
+    const int s = int(reinterpret_cast<std::uintptr_t>(column + i) / sizeof(bf16) % 8);
+    const uint4* chunk = reinterpret_cast<const uint4*>(column + i - s);
+    const uint4 lo = __ldg(chunk);
+    uint4 hi;
+    hi.x = __shfl_down_sync(0xffffffffu, lo.x, 4);
+    hi.y = __shfl_down_sync(0xffffffffu, lo.y, 4);
+    hi.z = __shfl_down_sync(0xffffffffu, lo.z, 4);
+    hi.w = __shfl_down_sync(0xffffffffu, lo.w, 4);
+    if (g == 7 && s) hi = __ldg(chunk + 1);
+    return realign8(lo, hi, s);
+}
 
 // BEGIN EXCERPT tensor-cores-col
 // Column-major A: a lane loads eight consecutive rows of four columns (four 16-byte loads, a
 // warp's 64 rows of 16 columns), but a fragment pairs two columns of one row in 32 bits. A byte
 // permutation pairs them: rows 2w and 2w + 1 of columns u and u + 1 become fragment rows g and
 // g + 8 of tile w, so a warp's 64 rows are four fragments of 16 that share each load of X.
+// a_whole: m is a multiple of 8, so every column starts on 16 bytes; otherwise the loads are
+// realigned across the warp (load_rows_realigned).
 template <int T, bool a_whole, bool x_whole>
 __global__ void __launch_bounds__(kThreads)
     tensor_cores_col(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
@@ -148,34 +213,46 @@ __global__ void __launch_bounds__(kThreads)
     const std::int64_t block = blockIdx.x / groups;
     const int c0 = int(blockIdx.x % groups) * 8 * T;
     const std::int64_t i = block * several::kTensorRowsCol + warp * 64 + 8 * g;  // this lane's rows i .. i + 7
+    const bool warp_inside = i - 8 * g + 64 <= m;                                 // all the warp's rows
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     float sum[4][T][4] = {};
-    for (std::int64_t jc = j0; jc < j1; jc += 16) {
-        const std::int64_t j = jc + 4 * t;  // this lane's four columns
-        std::uint32_t c[4][4];              // c[u][w]: rows i + 2w and i + 2w + 1 of column j + u
+    for (std::int64_t jc = j0; jc < j1; jc += 16 * kStepsCol) {
+        std::uint32_t c[kStepsCol][4][4];  // c[u][v][w]: rows i + 2w and i + 2w + 1 of column jc + 16u + 4t + v
+        const bool whole = warp_inside && jc + 16 * kStepsCol <= j1;  // the same for the whole warp
 #pragma unroll
-        for (int u = 0; u < 4; ++u) {
-            const uint4 v = j + u < j1 ? load8<a_whole>(A + (j + u) * m, i, 0, m) : uint4{};
-            c[u][0] = v.x, c[u][1] = v.y, c[u][2] = v.z, c[u][3] = v.w;
-        }
-        std::uint32_t a[4][4];  // a[w]: the fragment of rows i + 2w (g) and i + 2w + 1 (g + 8)
+        for (int u = 0; u < kStepsCol; ++u)
 #pragma unroll
-        for (int w = 0; w < 4; ++w) {
-            a[w][0] = __byte_perm(c[0][w], c[1][w], 0x5410);  // row i + 2w, columns j, j + 1
-            a[w][1] = __byte_perm(c[0][w], c[1][w], 0x7632);  // row i + 2w + 1, columns j, j + 1
-            a[w][2] = __byte_perm(c[2][w], c[3][w], 0x5410);  // row i + 2w, columns j + 2, j + 3
-            a[w][3] = __byte_perm(c[2][w], c[3][w], 0x7632);
-        }
+            for (int v = 0; v < 4; ++v) {
+                const std::int64_t j = jc + 16 * u + 4 * t + v;
+                uint4 r{};
+                if (whole)
+                    r = a_whole ? load8<true>(A + j * m, i, 0, m) : load_rows_realigned(A + j * m, i, g);
+                else if (j < j1)
+                    r = load8_masked(A + j * m, i, 0, m);
+                c[u][v][0] = r.x, c[u][v][1] = r.y, c[u][v][2] = r.z, c[u][v][3] = r.w;
+            }
 #pragma unroll
-        for (int q = 0; q < T; ++q) {
-            const int v = c0 + 8 * q + g;
-            const uint2 x = v < k ? load4<x_whole>(X + std::int64_t(v) * n, j, j0, j1) : uint2{};
+        for (int u = 0; u < kStepsCol; ++u) {
+            const std::int64_t j = jc + 16 * u + 4 * t;  // this lane's four columns
+            std::uint32_t a[4][4];                       // a[w]: the fragment of rows i + 2w (g) and i + 2w + 1 (g + 8)
 #pragma unroll
             for (int w = 0; w < 4; ++w) {
-                float d[4];
-                mma_16x8x16(d, a[w][0], a[w][1], a[w][2], a[w][3], x.x, x.y);
+                a[w][0] = __byte_perm(c[u][0][w], c[u][1][w], 0x5410);  // row i + 2w, columns j, j + 1
+                a[w][1] = __byte_perm(c[u][0][w], c[u][1][w], 0x7632);  // row i + 2w + 1, columns j, j + 1
+                a[w][2] = __byte_perm(c[u][2][w], c[u][3][w], 0x5410);  // row i + 2w, columns j + 2, j + 3
+                a[w][3] = __byte_perm(c[u][2][w], c[u][3][w], 0x7632);
+            }
 #pragma unroll
-                for (int e = 0; e < 4; ++e) sum[w][q][e] += d[e];
+            for (int q = 0; q < T; ++q) {
+                const int v = c0 + 8 * q + g;
+                const uint2 x = v < k ? load4<x_whole>(X + std::int64_t(v) * n, j, j0, j1) : uint2{};
+#pragma unroll
+                for (int w = 0; w < 4; ++w) {
+                    float d[4];
+                    mma_16x8x16(d, a[w][0], a[w][1], a[w][2], a[w][3], x.x, x.y);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) sum[w][q][e] += d[e];
+                }
             }
         }
     }

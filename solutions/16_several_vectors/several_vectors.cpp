@@ -123,16 +123,17 @@ int group_for(Kernel kernel, int k) {
     return kRegisterGroups[std::size(kRegisterGroups) - 1];
 }
 
-Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, int cc_major) {
+Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major) {
     require_k(k);
     (void)m;
     (void)n;
-    if (precision == gemv::Precision::bf16 && k >= 16 && cc_major >= 8)
-        return {Kernel::tensor_cores, group_for(Kernel::tensor_cores, k),
-                "bf16 and k >= 16: tensor cores, a full fragment of vectors"};
-    std::string why = precision == gemv::Precision::bf16
-                          ? (k < 16 ? "k < 16: FP32 FMA keeps up with the bytes" : "no bf16 tensor cores on this GPU")
-                          : "float: FP32 FMA (TF32 would miss the bound)";
+    if (precision == gemv::Precision::bf16 && cc_major >= 8) {
+        const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
+        return {Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most),
+                "bf16: tensor cores, 16-byte loads straight into the fragments"};
+    }
+    std::string why = precision == gemv::Precision::bf16 ? "no bf16 tensor cores on this GPU"
+                                                         : "float: FP32 FMA (TF32 would miss the bound)";
     return {Kernel::register_blocked, group_for(Kernel::register_blocked, k), why};
 }
 

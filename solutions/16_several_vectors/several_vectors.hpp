@@ -105,18 +105,23 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 // The smallest group of the kernel's list that holds k vectors (the largest where none does).
 int group_for(Kernel kernel, int k);
 
-// The chooser's rule. Tensor cores for bf16 from k = 16 on (one full 16-wide fragment of vectors),
-// on a device that has bf16 MMA (compute capability 8.0 or later): there the register-blocked
-// kernel's roof is FP32 FMA, which the memory roof passes at k ≈ FMA peak / (ceiling × ~1 flop a
-// byte a vector) ≈ 22 on an H100, while the tensor cores' roof is 15 times higher. Float always
-// takes the register-blocked kernel (see tensor_cores_take_float below). The group is the smallest
-// that holds k (register-blocked: at most 16, A read ceil(k/16) times beyond).
+// The chooser's rule. bf16 on a device with bf16 MMA (compute capability 8.0 or later): the
+// tensor-core kernel for every k. Its loads are the register-blocked kernel's, 16 bytes of A a
+// load, and the tensor cores leave the FMA units free (on the H100 it matched the register-blocked
+// kernel at k = 1 and passed it from k = 2 on). The group is the smallest that holds k, but at
+// most kTensorMostRow or kTensorMostCol vectors a warp: beyond, the sums take so many registers
+// that too few warps keep A's bytes in flight, and reading A twice (the second time from L2, the
+// groups side by side) measured faster. Float: the register-blocked kernel (see
+// tensor_cores_take_float below), the smallest group that holds k (at most 16, A read ceil(k/16)
+// times beyond).
+constexpr int kTensorMostRow = 16;
+constexpr int kTensorMostCol = 32;
 struct Choice {
     Kernel kernel;
     int group;
     std::string why;
 };
-Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, int cc_major);
+Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major);
 
 // Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to
 // 2^-10·Σ|a·x| a row, outside the bound n·2^-23·Σ|a·x| for n < 2^13. The lab verifies every

@@ -74,7 +74,7 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     const T* A = problem.A();
     const T* X = problem.x();
     float* Y = problem.y();
-    const several::Choice choice = several::choose(o.precision, m, n, k, f.cc_major);
+    const several::Choice choice = several::choose(o.precision, m, n, k, layout, f.cc_major);
     std::vector<Variant> out;
 
     const several::Plan rb = several::plan_register_blocked(
