@@ -4,6 +4,15 @@
 
 namespace {
 
+// Columns a thread's loop takes at once, so that the loads of several columns are in flight
+// together. Chosen by measurement on the H100 (slides/data/step16/h100_unroll.csv: 2, 4 and 8
+// for every group): in column-major one or two vectors take 8 (a column there is little work
+// beside its load), 4 or 8 vectors 2 (more leaves too few registers), 16 vectors 4; row-major 4.
+__host__ __device__ constexpr int columns_at_once_col(int group) {
+    return group <= 2 ? 8 : group < 16 ? 2 : 4;
+}
+constexpr int kColumnsAtOnceRow = 4;
+
 // BEGIN EXCERPT column-major
 // Column-major A: a thread adds up R rows (1, or 2 with 16 vectors), 32 apart, so that a warp
 // reads 32 consecutive elements of a column at a time (coalesced). The thread keeps R·G sums: it
@@ -24,7 +33,7 @@ __global__ void register_blocked_col(const T* A, const T* X, float* Y, std::int6
     float acc[R][G] = {};
     // For each column j: the G values x_c[j] once (0 past kc), then each row i0 + 32·r inside the matrix.
     // BEGIN SOLUTION for each j: x[c] = x_c[j] for c < kc; for r: a = a(i0 + 32·r, j), acc[r][c] += a·x[c]
-#pragma unroll 2
+#pragma unroll columns_at_once_col(G)
     for (std::int64_t j = j0; j < j1; ++j) {
         float x[G];
 #pragma unroll
@@ -71,6 +80,7 @@ __global__ void register_blocked_row(const T* A, const T* X, float* Y, std::int6
     float acc[R][G] = {};
     // For each column j (lanes 32 apart): the G values x_c[j] once (0 past kc), then each of the rows.
     // BEGIN SOLUTION for each j: x[c] = x_c[j] for c < kc; for r < rows: a = a(r0 + r, j), acc[r][c] += a·x[c]
+#pragma unroll kColumnsAtOnceRow
     for (std::int64_t j = j0 + lane; j < j1; j += 32) {
         float x[G];
 #pragma unroll
