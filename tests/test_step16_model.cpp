@@ -98,8 +98,8 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                     REQUIRE(std::int64_t(p.slices - 1) * p.per < n);
                     REQUIRE(p.groups * p.group >= k);
                     REQUIRE((p.groups - 1) * p.group < k);
-                    const several::Plan t =
-                        several::plan_tensor_cores(m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), 132);
+                    const several::Plan t = several::plan_tensor_cores(
+                        m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), 132);
                     REQUIRE(t.blocks * several::tensor_rows_per_block(layout) >= m);
                     REQUIRE(std::int64_t(t.slices) * t.per >= n);
                     REQUIRE(std::int64_t(t.slices - 1) * t.per < n);
@@ -149,17 +149,27 @@ TEST_CASE("step 16: CGMA grows with the group of vectors a thread keeps", "[step
     REQUIRE(r.cgma() > 8);
 }
 
-TEST_CASE("step 16: the chooser takes tensor cores for bf16 where the GPU has them, FP32 FMA otherwise", "[step16]") {
-    for (int k : {1, 2, 3, 7, 8, 15, 16, 17, 33, 64, 256}) {
-        const several::Choice row = several::choose(Precision::bf16, 4096, 4096, k, Layout::row, 9);
-        const several::Choice col = several::choose(Precision::bf16, 4096, 4096, k, Layout::col, 9);
-        REQUIRE(row.kernel == several::Kernel::tensor_cores);
-        REQUIRE(col.kernel == several::Kernel::tensor_cores);
-        REQUIRE(row.group == std::min(several::group_for(several::Kernel::tensor_cores, k), several::kTensorMostRow));
-        REQUIRE(col.group == std::min(several::group_for(several::Kernel::tensor_cores, k), several::kTensorMostCol));
-        REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, Layout::row, 7).kernel ==
-                several::Kernel::register_blocked);
-    }
+TEST_CASE("step 16: the chooser takes tensor cores for bf16 where they pay, FP32 FMA otherwise", "[step16]") {
+    for (int k : {1, 2, 3, 7, 8, 15, 16, 17, 33, 64, 256})
+        for (auto layout : {Layout::row, Layout::col}) {
+            const several::Choice c = several::choose(Precision::bf16, 4096, 4096, k, layout, 9);
+            const int most = layout == Layout::row ? several::kTensorMostRow : several::kTensorMostCol;
+            const bool tc = k >= (layout == Layout::row ? 2 : 4);
+            INFO("k " << k << ", " << gemv::layout_word(layout));
+            REQUIRE((c.kernel == several::Kernel::tensor_cores) == tc);
+            if (tc) REQUIRE(c.group == std::min(several::group_for(several::Kernel::tensor_cores, k), most));
+            REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, layout, 7).kernel ==
+                    several::Kernel::register_blocked);
+        }
+    // Too few rows or columns for a block or a step: the register-blocked kernel.
+    REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 8, Layout::col, 9).kernel ==
+            several::Kernel::register_blocked);
+    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::col, 9).kernel ==
+            several::Kernel::register_blocked);
+    REQUIRE(several::choose(Precision::bf16, 33, 1 << 22, 8, Layout::row, 9).kernel ==
+            several::Kernel::register_blocked);
+    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::row, 9).kernel ==
+            several::Kernel::register_blocked);
     for (int k : {1, 16, 64, 256})
         REQUIRE(several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9).kernel ==
                 several::Kernel::register_blocked);

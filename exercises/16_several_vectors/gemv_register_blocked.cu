@@ -5,6 +5,15 @@
 
 namespace {
 
+// Columns a thread's loop takes at once, so that the loads of several columns are in flight
+// together. Chosen by measurement on the H100 (slides/data/step16/h100_unroll.csv: 2, 4 and 8
+// for every group): in column-major one or two vectors take 8 (a column there is little work
+// beside its load), 4 or 8 vectors 2 (more leaves too few registers), 16 vectors 4; row-major 4.
+__host__ __device__ constexpr int columns_at_once_col(int group) {
+    return group <= 2 ? 8 : group < 16 ? 2 : 4;
+}
+constexpr int kColumnsAtOnceRow = 4;
+
 // BEGIN EXCERPT column-major
 // Column-major A: a thread adds up R rows (1, or 2 with 16 vectors), 32 apart, so that a warp
 // reads 32 consecutive elements of a column at a time (coalesced). The thread keeps R·G sums: it
@@ -128,7 +137,8 @@ gemv::Launch launch_of(const several::Plan& p, gemv::Layout layout) {
     l.grid = dim3(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
     l.block = dim3(unsigned(p.threads));
     if (p.kernel == several::Kernel::tensor_cores) {
-        l.kernel = tensor_cores_kernel_for(p.group);
+        l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
+        l.kernel = tensor_cores_kernel_for(p.group, layout);
         return l;
     }
     switch (p.group) {

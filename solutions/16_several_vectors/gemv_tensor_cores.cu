@@ -115,8 +115,8 @@ __device__ __forceinline__ void put(float* y, float v, bool atomic) {
 
 // Steps of columns whose loads a warp issues before it multiplies: two in row-major (64 bytes a
 // row a step, so two make a row's 128-byte line), one in column-major (a step is 64 rows of 16
-// columns, and the compiler's own unrolling of the loop keeps more in flight than a second would:
-// 99 % of the read ceiling against 94 % on an 8192 x 65536 matrix on the H100, one vector).
+// columns, and the compiler's own unrolling of the loop kept more in flight than a second step
+// did on the H100).
 constexpr int kStepsRow = 2;
 constexpr int kStepsCol = 1;
 
@@ -158,7 +158,8 @@ __global__ void __launch_bounds__(kThreads)
                 const int v = c0 + 8 * q + g;  // this lane's vector in tile q
                 const bf16* xv = X + std::int64_t(v) * n;
                 uint4 x{};
-                if (v < k) x = x_whole || j < j0 || j + 8 > j1 ? load8<x_whole>(xv, j, j0, j1) : load8_unaligned(xv + j);
+                if (v < k)
+                    x = x_whole || j < j0 || j + 8 > j1 ? load8<x_whole>(xv, j, j0, j1) : load8_unaligned(xv + j);
                 float d[4];
                 mma_16x8x16(d, a[u][0].x, a[u][1].x, a[u][0].y, a[u][1].y, x.x, x.y);  // columns j .. j + 3
 #pragma unroll
@@ -213,7 +214,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::int64_t block = blockIdx.x / groups;
     const int c0 = int(blockIdx.x % groups) * 8 * T;
     const std::int64_t i = block * several::kTensorRowsCol + warp * 64 + 8 * g;  // this lane's rows i .. i + 7
-    const bool warp_inside = i - 8 * g + 64 <= m;                                 // all the warp's rows
+    const bool warp_inside = i - 8 * g + 64 <= m;                                // all the warp's rows
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     float sum[4][T][4] = {};
     for (std::int64_t jc = j0; jc < j1; jc += 16 * kStepsCol) {

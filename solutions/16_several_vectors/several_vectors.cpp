@@ -123,17 +123,21 @@ int group_for(Kernel kernel, int k) {
     return kRegisterGroups[std::size(kRegisterGroups) - 1];
 }
 
+bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
+    if (layout == gemv::Layout::row) return k >= 2 && m >= kTensorRowsRow && n >= kTensorStepRow;
+    return k >= 4 && m >= 64 && n >= kTensorStepCol;
+}
+
 Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major) {
     require_k(k);
-    (void)m;
-    (void)n;
-    if (precision == gemv::Precision::bf16 && cc_major >= 8) {
+    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_cores_pay(m, n, k, layout)) {
         const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
         return {Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most),
                 "bf16: tensor cores, 16-byte loads straight into the fragments"};
     }
-    std::string why = precision == gemv::Precision::bf16 ? "no bf16 tensor cores on this GPU"
-                                                         : "float: FP32 FMA (TF32 would miss the bound)";
+    std::string why = precision == gemv::Precision::f32 ? "float: FP32 FMA (TF32 would miss the bound)"
+                      : cc_major < 8                    ? "no bf16 tensor cores on this GPU"
+                                     : "bf16, but too few vectors, rows or columns for the tensor cores";
     return {Kernel::register_blocked, group_for(Kernel::register_blocked, k), why};
 }
 

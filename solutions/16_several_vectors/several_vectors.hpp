@@ -106,16 +106,21 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 int group_for(Kernel kernel, int k);
 
 // The chooser's rule. bf16 on a device with bf16 MMA (compute capability 8.0 or later): the
-// tensor-core kernel for every k. Its loads are the register-blocked kernel's, 16 bytes of A a
-// load, and the tensor cores leave the FMA units free (on the H100 it matched the register-blocked
-// kernel at k = 1 and passed it from k = 2 on). The group is the smallest that holds k, but at
-// most kTensorMostRow or kTensorMostCol vectors a warp: beyond, the sums take so many registers
-// that too few warps keep A's bytes in flight, and reading A twice (the second time from L2, the
-// groups side by side) measured faster. Float: the register-blocked kernel (see
-// tensor_cores_take_float below), the smallest group that holds k (at most 16, A read ceil(k/16)
-// times beyond).
+// tensor-core kernel where tensor_cores_pay says so, else the register-blocked kernel. The group
+// is the smallest that holds k, but at most kTensorMostRow or kTensorMostCol vectors a warp:
+// beyond, the sums take so many registers that too few warps keep A's bytes in flight, and
+// reading A again for a second group (from L2, the groups side by side) measured faster. Float:
+// the register-blocked kernel (see tensor_cores_take_float below), the smallest group that holds
+// k (at most 16, A read ceil(k/16) times beyond).
 constexpr int kTensorMostRow = 16;
 constexpr int kTensorMostCol = 32;
+// Where the tensor-core kernel measured faster than the register-blocked one on the H100
+// (slides/data/h100_step16_vectors_odd.csv, both at each k): row-major from k = 2, with at least
+// a block's 128 rows and a step's 32 columns; column-major from k = 4, with at least a warp's 64
+// rows and a step's 16 columns. With fewer, its blocks and steps are mostly empty; with fewer
+// vectors, column-major with an odd m, its realigned loads cost more than it saves.
+bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+
 struct Choice {
     Kernel kernel;
     int group;

@@ -84,9 +84,8 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
                    false, choice.kernel == several::Kernel::register_blocked});
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
         if (f.cc_major >= 8) {
-            const several::Plan tc =
-                several::plan_tensor_cores(m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k),
-                                         f.sm_count);
+            const several::Plan tc = several::plan_tensor_cores(
+                m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), f.sm_count);
             out.push_back({"tensor cores", launch_of<T>(tc, layout), several::traffic_of(tc, m, n, k, layout),
                            [=](cudaStream_t s) { gemv_tensor_cores(tc, layout, A, X, Y, m, n, k, s); }, plan_text(tc),
                            true, choice.kernel == several::Kernel::tensor_cores});

@@ -148,7 +148,8 @@ int tune(const gemv::Options& o) {
         std::size_t best = 0;
         for (std::size_t i = 1; i < rows.size(); ++i)
             if (rows[i].ms < rows[best].ms) best = i;
-        const several::Choice choice = several::choose(o.precision, o.shape.m, o.shape.n, k, o.shape.layout, facts.cc_major);
+        const several::Choice choice =
+            several::choose(o.precision, o.shape.m, o.shape.n, k, o.shape.layout, facts.cc_major);
         for (std::size_t i = 0; i < rows.size(); ++i)
             out.push_back(fields_of(o, facts, roofs, rows[i], i == best,
                                     rows[i].plan.kernel == choice.kernel && rows[i].plan.group == choice.group));
