@@ -100,7 +100,10 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                     REQUIRE((p.groups - 1) * p.group < k);
                     const several::Plan t = several::plan_tensor_cores(
                         m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), 132);
-                    REQUIRE(t.blocks * several::tensor_rows_per_block(layout) >= m);
+                    REQUIRE(t.blocks * several::tensor_rows_per_block(layout, t.shared) >= m);
+                    // Row-major: a span of 128 rows is `shared` blocks (rows eight apart), all launched.
+                    const std::int64_t span = layout == Layout::row ? t.shared : 1;
+                    REQUIRE((t.blocks - span) * several::tensor_rows_per_block(layout, t.shared) < m);
                     REQUIRE(std::int64_t(t.slices) * t.per >= n);
                     REQUIRE(std::int64_t(t.slices - 1) * t.per < n);
                     REQUIRE(t.per % (layout == Layout::row ? several::kTensorStepRow : several::kTensorStepCol) == 0);

@@ -118,6 +118,23 @@ __device__ __forceinline__ void put(float* y, float v, bool atomic) {
 // columns, and the compiler's own unrolling of the loop kept more in flight than a second step
 // did on the H100).
 constexpr int kStepsRow = 2;
+
+// Which rows and which group of vectors a warp takes. A block of 8 warps holds `shared` groups of
+// vectors (1, 2, 4 or 8) side by side, over 8 / shared warps of rows: the warps that multiply the
+// same rows by different vectors load the same bytes of A at about the same time, so that all but
+// the first of those loads are L1 hits rather than trips to L2. The grid's x: blocks of rows ×
+// the blocks of groups of one block of rows, side by side.
+struct WarpRole {
+    std::int64_t block;  // the block of rows
+    int row_warp;        // the warp among the block's 8 / shared warps of rows
+    int group;           // the group of vectors
+};
+__device__ __forceinline__ WarpRole role_of(int warp, int groups, int shared) {
+    const int row_warps = 8 / shared;
+    const int blocks_of_groups = (groups + shared - 1) / shared;
+    return {blockIdx.x / blocks_of_groups, warp % row_warps,
+            int(blockIdx.x % blocks_of_groups) * shared + warp / row_warps};
+}
 constexpr int kStepsCol = 1;
 
 // BEGIN EXCERPT tensor-cores-row
@@ -132,11 +149,13 @@ constexpr int kStepsCol = 1;
 template <int T, bool x_whole>
 __global__ void __launch_bounds__(kThreads)
     tensor_cores_row(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
-                     int groups, bool atomic) {
+                     int groups, int shared, bool atomic) {
     const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-    const std::int64_t block = blockIdx.x / groups;  // the groups of one block of rows run side by side
-    const int c0 = int(blockIdx.x % groups) * 8 * T;
-    const std::int64_t i0 = block * several::kTensorRowsRow + warp;
+    const WarpRole w = role_of(warp, groups, shared);
+    if (w.group >= groups) return;
+    const int c0 = w.group * 8 * T;
+    // A block's `shared` parts of 128 rows: row warps r·(8/shared) … of the 8 that the 128 rows need
+    const std::int64_t i0 = w.block / shared * several::kTensorRowsRow + w.block % shared * (8 / shared) + w.row_warp;
     const std::int64_t row[2] = {i0 + 8 * g, i0 + 64 + 8 * g};  // this lane's fragment rows g and g + 8
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const std::int64_t s = i0 % 8 * (n % 8) % 8;  // the warp's rows start s elements past a boundary
@@ -209,12 +228,13 @@ __device__ __forceinline__ uint4 load_rows_realigned(const bf16* column, std::in
 template <int T, bool a_whole, bool x_whole>
 __global__ void __launch_bounds__(kThreads)
     tensor_cores_col(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
-                     int groups, bool atomic) {
+                     int groups, int shared, bool atomic) {
     const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-    const std::int64_t block = blockIdx.x / groups;
-    const int c0 = int(blockIdx.x % groups) * 8 * T;
-    const std::int64_t i = block * several::kTensorRowsCol + warp * 64 + 8 * g;  // this lane's rows i .. i + 7
-    const bool warp_inside = i - 8 * g + 64 <= m;                                // all the warp's rows
+    const WarpRole w = role_of(warp, groups, shared);
+    if (w.group >= groups) return;
+    const int c0 = w.group * 8 * T;
+    const std::int64_t i = (w.block * (8 / shared) + w.row_warp) * 64 + 8 * g;  // this lane's rows i .. i + 7
+    const bool warp_inside = i - 8 * g + 64 <= m;                               // all the warp's rows
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     float sum[4][T][4] = {};
     for (std::int64_t jc = j0; jc < j1; jc += 16 * kStepsCol) {
@@ -273,23 +293,24 @@ __global__ void __launch_bounds__(kThreads)
 template <int T>
 void launch(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
-    const dim3 grid(unsigned(p.blocks * p.groups), unsigned(p.slices));
+    const dim3 grid(unsigned(p.blocks * several::div_up(p.groups, p.shared)), unsigned(p.slices));
     const bool atomic = p.atomic();
     if (layout == gemv::Layout::row) {
         if (n % 8 == 0)
-            tensor_cores_row<T, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+            tensor_cores_row<T, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, p.shared, atomic);
         else
-            tensor_cores_row<T, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+            tensor_cores_row<T, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, p.shared, atomic);
         return;
     }
     if (m % 8 == 0 && n % 4 == 0)
-        tensor_cores_col<T, true, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+        tensor_cores_col<T, true, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, p.shared, atomic);
     else if (m % 8 == 0)
-        tensor_cores_col<T, true, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+        tensor_cores_col<T, true, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, p.shared, atomic);
     else if (n % 4 == 0)
-        tensor_cores_col<T, false, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+        tensor_cores_col<T, false, true><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, p.shared, atomic);
     else
-        tensor_cores_col<T, false, false><<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, atomic);
+        tensor_cores_col<T, false, false>
+            <<<grid, kThreads, 0, s>>>(A, X, Y, m, n, k, p.per, p.groups, p.shared, atomic);
 }
 
 template <int T>

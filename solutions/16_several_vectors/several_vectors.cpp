@@ -104,9 +104,12 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
     p.group = group;
     p.threads = kTensorThreads;
     p.groups = static_cast<int>(several::div_up(k, group));
-    p.blocks = several::div_up(m, tensor_rows_per_block(layout));
-    require_grid(p.blocks * p.groups);
     const bool row = layout == gemv::Layout::row;
+    while (p.shared * 2 <= std::min(p.groups, 8)) p.shared *= 2;
+    // Row-major: a block holds 128 / shared rows of a span of 128 (see the kernel); column-major:
+    // 8 / shared warps of 64 rows.
+    p.blocks = row ? several::div_up(m, kTensorRowsRow) * p.shared : several::div_up(m, 64 * (8 / p.shared));
+    require_grid(p.blocks * several::div_up(p.groups, p.shared));
     const std::int64_t step = row ? kTensorStepRow : kTensorStepCol;
     slice_columns(p, n, sm_count, several::div_up(m, row ? 16 : 64), 256, step);
     return p;

@@ -64,7 +64,8 @@ struct Plan {
     int threads = 256;        // a block
     int slices = 1;           // grid.y
     std::int64_t per = 0;     // columns of A a slice takes
-    int groups = 1;           // grid.z = ceil(k / group)
+    int groups = 1;           // ceil(k / group)
+    int shared = 1;           // tensor cores: groups of vectors a block holds side by side (1, 2, 4, 8)
     bool atomic() const { return slices > 1; }
 };
 
@@ -94,8 +95,9 @@ constexpr int kTensorRowsCol = 512;
 // Columns a warp takes a step: slices of the columns are a multiple of them.
 constexpr int kTensorStepRow = 32;
 constexpr int kTensorStepCol = 16;
-constexpr int tensor_rows_per_block(gemv::Layout layout) {
-    return layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol;
+// A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
+constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
+    return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
 }
 
 // group must be one of the lists above; throws gemv::UsageError for a k or shape it cannot take.
@@ -109,10 +111,11 @@ int group_for(Kernel kernel, int k);
 // tensor-core kernel where tensor_cores_pay says so, else the register-blocked kernel. The group
 // is the smallest that holds k, but at most kTensorMostRow or kTensorMostCol vectors a warp:
 // beyond, the sums take so many registers that too few warps keep A's bytes in flight, and
-// reading A again for a second group (from L2, the groups side by side) measured faster. Float:
+// reading A again for another group measured faster (a block holds up to 8 groups side by side,
+// so the other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv). Float:
 // the register-blocked kernel (see tensor_cores_take_float below), the smallest group that holds
 // k (at most 16, A read ceil(k/16) times beyond).
-constexpr int kTensorMostRow = 16;
+constexpr int kTensorMostRow = 8;
 constexpr int kTensorMostCol = 32;
 // Where the tensor-core kernel measured faster than the register-blocked one on the H100
 // (slides/data/h100_step16_vectors_odd.csv, both at each k): row-major from k = 2, with at least
