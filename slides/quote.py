@@ -219,8 +219,26 @@ def problems(step, other, family=None, machine="h100"):
     return Num(n, str(n))
 
 
+def chosen_vs_cublas(pattern, precision, k_from=1, k_to=256):
+    """Step 16's speed-ups: for each problem (layout, m, n, k) of the file in `precision` with k in
+    [k_from, k_to], cuBLAS's time over the chooser's pick's."""
+    mine = [r for r in read(pattern) if r["precision"] == precision and k_from <= int(r["k"]) <= k_to]
+    key = lambda r: (r["layout"], r["m"], r["n"], r["k"])  # noqa: E731
+    cublas = {key(r): float(r["median_ms"]) for r in mine if r["variant"].startswith("cublas")}
+    got = [cublas[key(r)] / float(r["median_ms"]) for r in mine if r.get("chosen") == "yes" and key(r) in cublas]
+    if not got:
+        raise QuoteError(f"no chosen rows with cuBLAS beside them in slides/data/{pattern} ({precision})")
+    return got
+
+
+def geomean(xs):
+    xs = list(xs)
+    return Num(math.exp(sum(math.log(x) for x in xs) / len(xs)))
+
+
 NAMES = {
     "ladder": ladder, "row": row, "rows": rows, "best": best, "ncu": ncu, "wins": wins, "problems": problems,
+    "chosen_vs_cublas": chosen_vs_cublas, "geomean": geomean,
     "sig": lambda x, digits=3: Num(x, sig_text(x, digits)),
     "pct": lambda x: Num(x, f"{float(x):.1f}"),
     "fixed": lambda x, digits: Num(x, f"{float(x):.{digits}f}"),

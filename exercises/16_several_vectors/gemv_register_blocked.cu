@@ -137,7 +137,7 @@ gemv::Launch launch_of(const several::Plan& p, gemv::Layout layout) {
     l.grid = dim3(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
     l.block = dim3(unsigned(p.threads));
     if (p.kernel == several::Kernel::tensor_cores) {
-        l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
+        l.grid = dim3(unsigned(p.blocks * several::div_up(p.groups, p.shared)), unsigned(p.slices));
         l.kernel = tensor_cores_kernel_for(p.group, layout);
         return l;
     }
