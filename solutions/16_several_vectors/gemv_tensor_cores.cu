@@ -118,6 +118,7 @@ __device__ __forceinline__ void put(float* y, float v, bool atomic) {
 // columns, and the compiler's own unrolling of the loop kept more in flight than a second step
 // did on the H100).
 constexpr int kStepsRow = 2;
+constexpr int kStepsCol = 1;
 
 // Which rows and which group of vectors a warp takes. A block of 8 warps holds `shared` groups of
 // vectors (1, 2, 4 or 8) side by side, over 8 / shared warps of rows: the warps that multiply the
@@ -135,7 +136,6 @@ __device__ __forceinline__ WarpRole role_of(int warp, int groups, int shared) {
     return {blockIdx.x / blocks_of_groups, warp % row_warps,
             int(blockIdx.x % blocks_of_groups) * shared + warp / row_warps};
 }
-constexpr int kStepsCol = 1;
 
 // BEGIN EXCERPT tensor-cores-row
 // Row-major A, straight from global memory into the fragments: no shared memory, no barrier.
