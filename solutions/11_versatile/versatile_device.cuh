@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "realign.cuh"
 #include "shared_memory.cuh"
 #include "storage.hpp"
 #include "versatile_config.hpp"
@@ -81,16 +82,8 @@ __device__ __forceinline__ void load_realigned(const T* p, T (&out)[V]) {
     const unsigned skip = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16);  // bytes
     const uint4* lo = reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(p) - skip);
     const uint4 a = __ldcs(lo), b = skip ? __ldcs(lo + 1) : a;
-    const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-    // Words skip/4 to skip/4 + 4 (selects, so that w stays in registers), then the bytes between.
-    const unsigned word = skip / 4, bits = (skip % 4) * 8;
-    unsigned from[5];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) from[i] = word == 0 ? w[i] : word == 1 ? w[i + 1] : word == 2 ? w[i + 2] : w[i + 3];
-    unsigned r[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) r[i] = __funnelshift_r(from[i], from[i + 1], bits);
-    memcpy(out, r, sizeof r);
+    const uint4 r = gemv::shift_down_bytes(a, b, skip);  // common/realign.cuh
+    memcpy(out, &r, sizeof r);
 }
 // END EXCERPT realigned
 

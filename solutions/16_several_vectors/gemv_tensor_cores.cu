@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gemv_several.cuh"
+#include "realign.cuh"
 
 // How far the tensor cores' float sums may stray, against the bound every step keeps,
 // n·eps·Σ|a·x| with eps = 2^-23 (twice float's unit roundoff u = 2^-24):
@@ -79,30 +80,14 @@ __device__ __forceinline__ uint2 load4(const bf16* line, std::int64_t j, std::in
     return make_uint2(w[0] | w[1] << 16, w[2] | w[3] << 16);
 }
 
-// The eight bf16 that start s elements (0 to 7) into the sixteen of lo and hi: a whole number
-// of 32-bit words across, then half a word where s is odd.
-__device__ __forceinline__ uint4 realign8(uint4 lo, uint4 hi, int s) {
-    const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    std::uint32_t v[5];
-#pragma unroll
-    for (int e = 0; e < 5; ++e) {
-        const std::uint32_t by1 = s & 2 ? w[e + 1] : w[e], by1_2 = s & 2 ? w[e + 3] : w[e + 2];
-        v[e] = s & 4 ? by1_2 : by1;
-    }
-    if (s & 1)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) v[e] = __funnelshift_r(v[e], v[e + 1], 16);
-    return make_uint4(v[0], v[1], v[2], v[3]);
-}
-
 // Eight bf16 at p[0..7] anywhere: the aligned 16 bytes that hold p[0] and, if p is not
 // aligned, the next 16 (which hold p[7]), realigned. Two loads where one would do if aligned,
 // but X's are L1 hits.
 __device__ __forceinline__ uint4 load8_unaligned(const bf16* p) {
-    const int s = int(reinterpret_cast<std::uintptr_t>(p) / sizeof(bf16) % 8);
-    const auto* q = reinterpret_cast<const uint4*>(p - s);
+    const unsigned skip = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16);  // bytes
+    const auto* q = reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(p) - skip);
     const uint4 lo = __ldg(q);
-    return s ? realign8(lo, __ldg(q + 1), s) : lo;
+    return skip ? gemv::shift_down_bytes(lo, __ldg(q + 1), skip) : lo;
 }
 
 // A fragment's sum on its way to Y: stored, or added where the columns are sliced.
@@ -128,13 +113,14 @@ constexpr int kStepsCol = 1;
 struct WarpRole {
     std::int64_t block;  // the block of rows
     int row_warp;        // the warp among the block's 8 / shared warps of rows
-    int group;           // the group of vectors
+    int c0;              // the first of its group's 8·T vectors: none of them where c0 >= k
 };
-__device__ __forceinline__ WarpRole role_of(int warp, int groups, int shared) {
-    const int row_warps = 8 / shared;
+template <int T>
+__device__ __forceinline__ WarpRole role_of(int groups, int shared) {
+    const int warp = threadIdx.x / 32, row_warps = 8 / shared;
     const int blocks_of_groups = (groups + shared - 1) / shared;
-    return {blockIdx.x / blocks_of_groups, warp % row_warps,
-            int(blockIdx.x % blocks_of_groups) * shared + warp / row_warps};
+    const int group = int(blockIdx.x % blocks_of_groups) * shared + warp / row_warps;
+    return {blockIdx.x / blocks_of_groups, warp % row_warps, group * 8 * T};
 }
 
 // BEGIN EXCERPT tensor-cores-row
@@ -150,10 +136,10 @@ template <int T, bool x_whole>
 __global__ void __launch_bounds__(kThreads)
     tensor_cores_row(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
                      int groups, int shared, bool atomic) {
-    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-    const WarpRole w = role_of(warp, groups, shared);
-    if (w.group >= groups) return;
-    const int c0 = w.group * 8 * T;
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const WarpRole w = role_of<T>(groups, shared);
+    if (w.c0 >= k) return;  // a block's last groups past the vectors
+    const int c0 = w.c0;
     // A block's `shared` parts of 128 rows: row warps r·(8/shared) … of the 8 that the 128 rows need
     const std::int64_t i0 = w.block / shared * several::kTensorRowsRow + w.block % shared * (8 / shared) + w.row_warp;
     const std::int64_t row[2] = {i0 + 8 * g, i0 + 64 + 8 * g};  // this lane's fragment rows g and g + 8
@@ -215,7 +201,7 @@ __device__ __forceinline__ uint4 load_rows_realigned(const bf16* column, std::in
     hi.z = __shfl_down_sync(0xffffffffu, lo.z, 4);
     hi.w = __shfl_down_sync(0xffffffffu, lo.w, 4);
     if (g == 7 && s) hi = __ldg(chunk + 1);
-    return realign8(lo, hi, s);
+    return gemv::shift_down_bytes(lo, hi, unsigned(s) * sizeof(bf16));
 }
 
 // BEGIN EXCERPT tensor-cores-col
@@ -229,10 +215,10 @@ template <int T, bool a_whole, bool x_whole>
 __global__ void __launch_bounds__(kThreads)
     tensor_cores_col(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
                      int groups, int shared, bool atomic) {
-    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-    const WarpRole w = role_of(warp, groups, shared);
-    if (w.group >= groups) return;
-    const int c0 = w.group * 8 * T;
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const WarpRole w = role_of<T>(groups, shared);
+    if (w.c0 >= k) return;  // a block's last groups past the vectors
+    const int c0 = w.c0;
     const std::int64_t i = (w.block * (8 / shared) + w.row_warp) * 64 + 8 * g;  // this lane's rows i .. i + 7
     const bool warp_inside = i - 8 * g + 64 <= m;                               // all the warp's rows
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
