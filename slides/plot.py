@@ -38,7 +38,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from quote import sig_text  # noqa: E402: three significant figures, the one rounding of every table
+from quote import chosen_beside_cublas, sig_text  # noqa: E402: sig_text, the one rounding of every table
 
 
 def sig(x):
@@ -1158,27 +1158,23 @@ def roofverdict_table(name, files, out):
             r["_odd"] = odd
         if rows:
             by_machine.setdefault(rows[0]["_machine"], ([], []))
-            by_machine[rows[0]["_machine"]][0].extend(rows)
+            by_machine[rows[0]["_machine"]][0].extend(chosen_beside_cublas(rows))  # pairs within one file
             by_machine[rows[0]["_machine"]][1].append(provenance(rows, path))
     parts = []
-    for machine, (rows, footers) in sorted(by_machine.items()):
+    for machine, (pairs, footers) in sorted(by_machine.items()):
         lines = []
-        for precision in [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]:
-            mine = [r for r in rows if r.get("precision") == precision]
-            key = lambda r: (r["_odd"], r["layout"], r["m"], r["n"], r["k"])
-            chosen = {key(r): r for r in mine if r.get("chosen") == "yes"}
-            cublas = {key(r): r for r in mine if r.get("variant", "").startswith("cublas")}
+        for precision in [p for p in ("float", "bf16") if any(c.get("precision") == p for c, _ in pairs)]:
+            mine = [(c, cub) for c, cub in pairs if c.get("precision") == precision]
             elem = 4 if precision == "float" else 2
             where = lambda r: f"{r['m']} × {r['n']} {r['layout']}, k = {r['k']}"
             ok = lambda r: r.get("verified") in ("yes", "not checked")
-            big = [r for r in chosen.values() if num(r, "k") <= 64 and num(r, "m") * num(r, "n") * elem >= 2 ** 28]
+            big = [r for r, _ in mine if num(r, "k") <= 64 and num(r, "m") * num(r, "n") * elem >= 2 ** 28]
             if big:
                 worst = min(big, key=lambda r: num(r, "pct_roofline") if ok(r) else -1)
                 got = num(worst, "pct_roofline") if ok(worst) else float("nan")
                 lines.append([precision, "k ≤ 64, A ≥ 256 MiB: ≥ 85 % of the roofline", f"worst {pct1(got)}",
                               where(worst), "met" if got >= 85 else "missed"])
-            ratios = [(num(cublas[k], "median_ms") / num(c, "median_ms") if ok(c) else 0.0, c)
-                      for k, c in chosen.items() if k in cublas]
+            ratios = [(num(cub, "median_ms") / num(c, "median_ms") if ok(c) else 0.0, c) for c, cub in mine]
             odd = [(x, c) for x, c in ratios if c["_odd"] and num(c, "k") <= 64]
             if odd:
                 gm = math.exp(sum(math.log(max(x, 1e-9)) for x, _ in odd) / len(odd))
