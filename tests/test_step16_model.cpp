@@ -108,11 +108,37 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                     REQUIRE(std::int64_t(t.slices - 1) * t.per < n);
                     REQUIRE(t.per % (layout == Layout::row ? several::kTensorStepRow : several::kTensorStepCol) == 0);
                     REQUIRE(t.groups * t.group >= k);
+                    for (int blocks_per_sm : {1, 2, 64}) {
+                        const several::Plan st = several::plan_tensor_staged(
+                            m, n, k, layout, several::group_for(several::Kernel::tensor_staged, k), 132, blocks_per_sm);
+                        REQUIRE(st.blocks % st.groups == 0);  // blocks of rows × groups
+                        REQUIRE(st.blocks / st.groups * several::kStagedRows >= m);
+                        REQUIRE((st.blocks / st.groups - 1) * several::kStagedRows < m);
+                        REQUIRE(std::int64_t(st.slices) * st.per >= n);
+                        REQUIRE(std::int64_t(st.slices - 1) * st.per < n);
+                        REQUIRE(st.per % several::kStagedCols == 0);
+                        REQUIRE(st.groups * st.group >= k);
+                        REQUIRE((st.groups - 1) * st.group < k);
+                    }
                 }
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 0, Layout::row, 1, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 257, Layout::row, 16, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 4, Layout::row, 3, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_cores(10, 10, 4, Layout::row, 12, 132), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_tensor_staged(10, 10, 4, Layout::row, 12, 132, 2), gemv::UsageError);
+}
+
+TEST_CASE("step 16: the staged kernel's slices fill whole waves of blocks", "[step16]") {
+    // 97 blocks of rows on 132 SMs × 2: 8 slices make 776 blocks, 2.94 waves (11 would make 4.04,
+    // the fifth wave almost empty).
+    const several::Plan odd = several::plan_tensor_staged(12345, 43483, 16, Layout::col, 16, 132, 2);
+    REQUIRE(odd.blocks == 97);
+    const double waves = double(odd.blocks * odd.slices) / (132 * 2);
+    INFO(odd.slices << " slices, " << waves << " waves");
+    REQUIRE(std::ceil(waves) - waves < 0.1);
+    // Few rows: sliced; rows for many waves: one slice.
+    REQUIRE(several::plan_tensor_staged(128, 1 << 20, 8, Layout::row, 8, 132, 2).slices > 100);
+    REQUIRE(several::plan_tensor_staged(1 << 22, 1024, 8, Layout::row, 8, 132, 2).slices == 1);
 }
 
 TEST_CASE("step 16: few rows are sliced along the columns; many rows are not", "[step16]") {
@@ -156,14 +182,15 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 where they pay, FP32
     for (int k : {1, 2, 3, 7, 8, 15, 16, 17, 33, 64, 256})
         for (auto layout : {Layout::row, Layout::col}) {
             const several::Choice c = several::choose(Precision::bf16, 4096, 4096, k, layout, 9);
-            const int most = layout == Layout::row ? several::kTensorMostRow : several::kTensorMostCol;
-            const bool tc = k >= (layout == Layout::row ? 2 : 4);
             INFO("k " << k << ", " << gemv::layout_word(layout));
-            REQUIRE((c.kernel == several::Kernel::tensor_cores) == tc);
-            if (tc) REQUIRE(c.group == std::min(several::group_for(several::Kernel::tensor_cores, k), most));
+            REQUIRE((c.kernel == several::Kernel::tensor_staged) == (k >= 2));
+            if (k >= 2) REQUIRE(c.group == several::group_for(several::Kernel::tensor_staged, k));
             REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, layout, 7).kernel ==
                     several::Kernel::register_blocked);
         }
+    // Too few columns for a chunk, but a step's: the tensor cores from global memory.
+    REQUIRE(several::choose(Precision::bf16, 4096, 40, 8, Layout::row, 9).kernel == several::Kernel::tensor_cores);
+    REQUIRE(several::choose(Precision::bf16, 4096, 40, 8, Layout::col, 9).kernel == several::Kernel::tensor_cores);
     // Too few rows or columns for a block or a step: the register-blocked kernel.
     REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 8, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);

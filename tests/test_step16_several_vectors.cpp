@@ -1,6 +1,7 @@
 // Step 16: every kernel, and the chooser's pick, is right on the awkward shapes for k = 1 … 256,
 // both layouts, float and bf16: every element of Y within the bound of a float sum of the stored
-// values. The tensor cores where the GPU has bf16 MMA (compute capability 8.0 or later).
+// values. The tensor cores (both kernels) where the GPU has bf16 MMA (compute capability 8.0 or
+// later).
 #include <string>
 
 #include "device_problem.cuh"
@@ -99,6 +100,33 @@ TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layo
             }
 }
 
+TEST_CASE("step 16: the staged tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
+    if (cc_major() < 8) {
+        WARN("bf16 tensor cores need compute capability 8.0: nothing to check on this GPU");
+        return;
+    }
+    const int sms = sm_count();
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const auto& d : shapes())
+            for (int k : vectors_for(d)) {
+                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, 41, k);
+                for (int g : several::kTensorGroups) {
+                    if (g > 8 && g / 2 >= k) continue;  // groups with more than one empty tile
+                    // The plan's slices, and many more (as on a GPU with many more SMs): both the
+                    // stored and the added partial sums.
+                    for (int blocks_per_sm : {tensor_staged_blocks_per_sm(g, layout), 64}) {
+                        const several::Plan plan =
+                            several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
+                        require_right<__nv_bfloat16>(
+                            p, [&] { gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                            what<__nv_bfloat16>(d, layout, k,
+                                                "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
+                                                    std::to_string(plan.slices) + " slices"));
+                    }
+                }
+            }
+}
+
 TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same Y", "[step16][gpu]", float,
                    __nv_bfloat16) {
     const int sms = sm_count(), major = cc_major();
@@ -108,12 +136,18 @@ TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same 
                 gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
                 const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, layout, major);
                 const auto run = [&] {
-                    if constexpr (std::is_same_v<TestType, __nv_bfloat16>)
+                    if constexpr (std::is_same_v<TestType, __nv_bfloat16>) {
                         if (c.kernel == several::Kernel::tensor_cores) {
                             const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, c.group, sms);
                             gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
                             return;
+                        } else if (c.kernel == several::Kernel::tensor_staged) {
+                            const several::Plan plan = several::plan_tensor_staged(
+                                d.m, d.n, k, layout, c.group, sms, tensor_staged_blocks_per_sm(c.group, layout));
+                            gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
+                            return;
                         }
+                    }
                     const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, c.group, sms);
                     gemv_register_blocked<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
                 };

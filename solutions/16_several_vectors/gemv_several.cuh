@@ -23,6 +23,15 @@ void gemv_register_blocked(const several::Plan& plan, gemv::Layout layout, const
 void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
                        float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 
+// Tensor cores fed through shared memory (bf16, compute capability 8.0 or later): chunks of A and
+// X copied with cp.async ahead of the multiplies, X packed first into a stream-ordered workspace.
+void gemv_tensor_staged(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
+                        float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
+// Its launch (with its shared memory) for the occupancy report, and the blocks an SM holds, for
+// plan_tensor_staged.
+gemv::Launch tensor_staged_launch(const several::Plan& plan, gemv::Layout layout);
+int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
+
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
 

@@ -40,7 +40,14 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops) {
 }
 
 const char* to_string(Kernel kernel) {
-    return kernel == Kernel::tensor_cores ? "tensor cores" : "register-blocked";
+    switch (kernel) {
+        case Kernel::tensor_cores:
+            return "tensor cores";
+        case Kernel::tensor_staged:
+            return "tensor cores, staged";
+        default:
+            return "register-blocked";
+    }
 }
 
 namespace {
@@ -115,8 +122,35 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
     return p;
 }
 
+Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                        int blocks_per_sm) {
+    require_k(k);
+    (void)layout;  // both layouts take the same grid
+    if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
+        throw gemv::UsageError("the staged tensor-core kernel keeps 8, 16, 32 or 64 vectors a block, not " +
+                               std::to_string(group));
+    Plan p;
+    p.kernel = Kernel::tensor_staged;
+    p.group = group;
+    p.threads = kTensorThreads;
+    p.groups = static_cast<int>(several::div_up(k, group));
+    p.blocks = several::div_up(m, kStagedRows) * p.groups;
+    require_grid(p.blocks);
+    const std::int64_t chunks = several::div_up(n, kStagedCols);
+    const std::int64_t slots = std::int64_t(std::max(1, sm_count)) * std::max(1, blocks_per_sm);
+    std::int64_t slices = 1;
+    double best = 0;
+    for (std::int64_t s = 1; s <= std::min<std::int64_t>(chunks, 1024); ++s) {
+        const double cost = double(several::div_up(p.blocks * s, slots)) * double(several::div_up(chunks, s) + 2);
+        if (s == 1 || cost < best * 0.999) best = cost, slices = s;
+    }
+    p.per = several::div_up(chunks, slices) * kStagedCols;
+    p.slices = static_cast<int>(several::div_up(n, p.per));
+    return p;
+}
+
 int group_for(Kernel kernel, int k) {
-    if (kernel == Kernel::tensor_cores) {
+    if (kernel != Kernel::register_blocked) {
         for (int g : kTensorGroups)
             if (g >= k) return g;
         return kTensorGroups[std::size(kTensorGroups) - 1];
@@ -131,8 +165,15 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
     return k >= 4 && m >= 64 && n >= kTensorStepCol;
 }
 
+bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k) {
+    return k >= 2 && m >= kStagedRows / 2 && n >= kStagedCols;
+}
+
 Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major) {
     require_k(k);
+    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_staged_pays(m, n, k))
+        return {Kernel::tensor_staged, group_for(Kernel::tensor_staged, k),
+                "bf16: tensor cores, A and X staged through shared memory"};
     if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_cores_pay(m, n, k, layout)) {
         const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
         return {Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most),
@@ -148,7 +189,9 @@ gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, g
     const double mn = double(m) * double(n), nk = double(n) * double(k);
     gemv::Traffic t;
     t.a_elems = mn * p.groups;
-    if (p.kernel == Kernel::tensor_cores)
+    if (p.kernel == Kernel::tensor_staged)
+        t.x_elems = double(several::div_up(m, kStagedRows)) * nk;
+    else if (p.kernel == Kernel::tensor_cores)
         t.x_elems = double(several::div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
     else if (layout == gemv::Layout::col)
         t.x_elems = double(several::div_up(m, 32 * p.rows_per_warp)) * nk;

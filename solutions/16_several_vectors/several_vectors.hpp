@@ -48,7 +48,7 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops);
 
 // ---- The kernels' plans -----------------------------------------------------------------------
 
-enum class Kernel { register_blocked, tensor_cores };
+enum class Kernel { register_blocked, tensor_cores, tensor_staged };
 const char* to_string(Kernel kernel);
 
 // One launch: blocks of rows, grid.y slices of the columns (the partial sums of a row are added
@@ -95,6 +95,13 @@ constexpr int kTensorRowsCol = 512;
 // Columns a warp takes a step: slices of the columns are a multiple of them.
 constexpr int kTensorStepRow = 32;
 constexpr int kTensorStepCol = 16;
+// The staged tensor-core kernel (gemv_tensor_staged.cu): a block of 8 warps takes kStagedRows rows
+// (16 a warp) and all of its group's 8·T vectors, and copies chunks of kStagedCols columns of A
+// and X into shared memory kStagedStages - 1 chunks ahead of its multiplies (cp.async). Slices of
+// the columns are a multiple of a chunk.
+constexpr int kStagedRows = 128;
+constexpr int kStagedCols = 64;
+constexpr int kStagedStages = 4;
 // A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
 constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
     return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
@@ -103,6 +110,11 @@ constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
 // group must be one of the lists above; throws gemv::UsageError for a k or shape it cannot take.
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
+// The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
+// occupancy API): the slices are the count whose waves of blocks take the least time, a block
+// costing its chunks plus two for filling its pipeline, so that the last wave is not mostly empty.
+Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                        int blocks_per_sm);
 
 // The smallest group of the kernel's list that holds k vectors (the largest where none does).
 int group_for(Kernel kernel, int k);
@@ -123,6 +135,10 @@ constexpr int kTensorMostCol = 32;
 // rows and a step's 16 columns. With fewer, its blocks and steps are mostly empty; with fewer
 // vectors, column-major with an odd m, its realigned loads cost more than it saves.
 bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+// Where the staged kernel measured faster than both (slides/data/h100_step16_vectors_odd.csv):
+// bf16 from k = 2 with at least half a block's rows and a chunk's columns, in both layouts. It
+// keeps up to 64 vectors a block, so A is read once up to k = 64.
+bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k);
 
 struct Choice {
     Kernel kernel;
@@ -141,7 +157,8 @@ constexpr bool tensor_cores_take_float = false;
 // Register-blocked, column-major: a lane R rows 32 apart; A once a group, and a warp's 32 lanes
 // share each X value (one broadcast load a warp for 32·R rows). Row-major: a warp adds up R rows,
 // each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a warp
-// (16 rows row-major, 64 column-major). Y: once, or once a slice (atomicAdd).
+// (16 rows row-major, 64 column-major); staged, X once a block of kStagedRows rows. Y: once, or
+// once a slice (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace several

@@ -1,8 +1,9 @@
 // Step 16: several vectors at once, Y = A·X for k = 1 … 256 right-hand sides. A is read once for
 // a group of vectors, so the flops a byte grow with k (step 07's CGMA, now on GEMV) and the
 // product climbs the memory roof until the compute roof stops it: FP32 FMA in float, the tensor
-// cores in bf16. Side by side on one problem: the register-blocked kernel (the exercise), the
-// tensor-core kernel (bf16), and cuBLAS's gemm; the chooser's pick is marked. X (n×k) and Y (m×k)
+// cores in bf16. Side by side on one problem: the register-blocked kernel (the exercise), the two
+// tensor-core kernels (bf16: fragments from global memory, or staged through shared memory), and
+// cuBLAS's gemm; the chooser's pick is marked. X (n×k) and Y (m×k)
 // are column-major, as cuBLAS takes them; A is row- or column-major.
 #include <cuda_runtime.h>
 
@@ -29,8 +30,10 @@ struct Variant {
 };
 
 std::string plan_text(const several::Plan& p) {
-    std::string s =
-        std::to_string(p.group) + " vectors a " + (p.kernel == several::Kernel::tensor_cores ? "warp" : "thread");
+    std::string s = std::to_string(p.group) + " vectors a " +
+                    (p.kernel == several::Kernel::tensor_cores    ? "warp"
+                     : p.kernel == several::Kernel::tensor_staged ? "block"
+                                                                  : "thread");
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;
@@ -89,6 +92,12 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
             out.push_back({"tensor cores", launch_of<T>(tc, layout), several::traffic_of(tc, m, n, k, layout),
                            [=](cudaStream_t s) { gemv_tensor_cores(tc, layout, A, X, Y, m, n, k, s); }, plan_text(tc),
                            true, choice.kernel == several::Kernel::tensor_cores});
+            const int group = several::group_for(several::Kernel::tensor_staged, k);
+            const several::Plan st = several::plan_tensor_staged(m, n, k, layout, group, f.sm_count,
+                                                                 tensor_staged_blocks_per_sm(group, layout));
+            out.push_back({"tensor cores, staged", launch_of<T>(st, layout), several::traffic_of(st, m, n, k, layout),
+                           [=](cudaStream_t s) { gemv_tensor_staged(st, layout, A, X, Y, m, n, k, s); }, plan_text(st),
+                           true, choice.kernel == several::Kernel::tensor_staged});
         }
     }
     gemv_cublas_require_int_sizes(m, n);

@@ -43,7 +43,11 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
     if (std::is_same_v<T, __nv_bfloat16> && facts.cc_major >= 8)
         for (int g : several::kTensorGroups)
-            if (g == 8 || g / 2 < k) plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
+            if (g == 8 || g / 2 < k) {
+                plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
+                plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
+                                                            tensor_staged_blocks_per_sm(g, layout)));
+            }
     return plans;
 }
 
@@ -56,11 +60,15 @@ bool time_plans(const gemv::Options& o, const gemv::DeviceFacts& facts, gemv::De
     const gemv::Layout layout = o.shape.layout;
     for (const several::Plan& p : plans) {
         const auto run = [&](cudaStream_t s) {
-            if constexpr (std::is_same_v<T, __nv_bfloat16>)
+            if constexpr (std::is_same_v<T, __nv_bfloat16>) {
                 if (p.kernel == several::Kernel::tensor_cores) {
                     gemv_tensor_cores(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
                     return;
+                } else if (p.kernel == several::Kernel::tensor_staged) {
+                    gemv_tensor_staged(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
+                    return;
                 }
+            }
             gemv_register_blocked<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
         };
         if (o.verify) {
@@ -97,7 +105,7 @@ Roofs measure_roofs(const gemv::DeviceFacts& facts) {
 gemv::Fields fields_of(const gemv::Options& o, const gemv::DeviceFacts& facts, const Roofs& roofs, const Row& r,
                        bool fastest, bool chosen) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const bool tc = r.plan.kernel == several::Kernel::tensor_cores;
+    const bool tc = r.plan.kernel != several::Kernel::register_blocked;
     const double gflops = double(gemv::model_flops(m, n, r.k)) / (r.ms * 1e6);
     const double intensity = several::model_intensity(m, n, r.k, o.precision);
     const double roof =

@@ -1,0 +1,299 @@
+#include <cuda_bf16.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "gemv_several.cuh"
+
+// The tensor cores, fed through shared memory: a block of 8 warps copies chunks of kStagedCols
+// columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
+// memory with cp.async, kStages chunks ahead of its multiplies, as a GEMM does. The copies wait in
+// shared memory, not in registers, so the warps keep few registers (the sums) however many bytes
+// are in flight; and X is loaded once a block, not once a warp. The accuracy bound is the one of
+// gemv_tensor_cores.cu: each 16-column step starts from a zero accumulator.
+namespace {
+
+using bf16 = __nv_bfloat16;
+constexpr int kThreads = several::kTensorThreads;
+constexpr int kRows = several::kStagedRows, kCols = several::kStagedCols, kStages = several::kStagedStages;
+// A line of A in shared memory (a row of a row-major chunk, a column of a column-major one) holds
+// the aligned 16-byte granules that cover it: 8 elements more than the line, since it may start
+// anywhere in its first granule. X's lines are aligned (it is packed first), padded by 8 so that a
+// warp's reads of 8 vectors fall in different banks.
+constexpr int kPitchRow = kCols + 8;  // 72 elements, 9 granules
+constexpr int kPitchCol = kRows + 8;  // 136 elements, 17 granules
+constexpr int kPitchX = kCols + 8;
+template <bool row>
+__host__ __device__ constexpr int a_stage() {
+    return row ? kRows * kPitchRow : kCols * kPitchCol;
+}
+template <int T>
+__host__ __device__ constexpr int x_stage() {
+    return 8 * T * kPitchX;
+}
+template <bool row, int T>
+constexpr int shared_bytes() {
+    return kStages * (a_stage<row>() + x_stage<T>()) * int(sizeof(bf16));
+}
+
+__device__ __forceinline__ void copy16_async(void* shared, const void* global) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
+}
+__device__ __forceinline__ void commit_copies() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int pending>
+__device__ __forceinline__ void wait_copies() {  // until at most `pending` groups are in flight
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+// D = A·B for one 16 × 8 × 16 fragment from a zero accumulator (see gemv_tensor_cores.cu).
+__device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                            std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%10,%10,%10};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(0.0f));
+#else
+    __trap();  // bf16 MMA needs compute capability 8.0; the chooser never comes here below it
+#endif
+}
+
+// Xp[v][j] = X[v·n + j] for v < k and j < n, zero up to kp vectors and n_pad columns: every
+// vector of X then starts on 16 bytes, and a chunk past n or a vector past k reads zeros.
+__global__ void pack_x(const bf16* X, bf16* Xp, std::int64_t n, int k, std::int64_t n_pad, int kp) {
+    const auto* from = reinterpret_cast<const unsigned short*>(X);
+    auto* to = reinterpret_cast<unsigned short*>(Xp);
+    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < std::int64_t(kp) * n_pad;
+         e += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t v = e / n_pad, j = e % n_pad;
+        to[e] = v < k && j < n ? from[v * n + j] : 0;
+    }
+}
+
+// BEGIN EXCERPT staged-copy
+// One chunk: kCols columns from jc of the block's rows from i0, and of its 8·T vectors from v0.
+// A line of A (a row, or a column) is copied as the aligned granules that cover it; it starts
+// (first element) mod 8 elements into them. Consecutive threads take consecutive granules, so a
+// warp's copies are contiguous along each line. Past the end of A, or for a line outside the
+// matrix, a thread writes the granule by hand, zero beyond the end.
+template <bool row, int T>
+__device__ __forceinline__ void copy_chunk(bf16* sA, bf16* sX, const bf16* A, const bf16* Xp, std::int64_t m,
+                                           std::int64_t n, std::int64_t n_pad, std::int64_t i0, std::int64_t jc,
+                                           int v0) {
+    constexpr int lines = row ? kRows : kCols, pitch = row ? kPitchRow : kPitchCol, granules = pitch / 8;
+#pragma unroll
+    for (int idx = threadIdx.x; idx < lines * granules; idx += kThreads) {
+        const int l = idx / granules, q = idx % granules;
+        const bool inside = row ? i0 + l < m : jc + l < n;
+        const std::int64_t first = row ? (i0 + l) * n + jc : (jc + l) * m + i0;
+        const std::int64_t e = first / 8 * 8 + 8 * q;  // the granule's first element
+        const std::int64_t left = inside ? m * n - e : 0;
+        bf16* to = sA + l * pitch + 8 * q;
+        if (left >= 8) {
+            copy16_async(to, A + e);
+        } else {
+            const auto* from = reinterpret_cast<const unsigned short*>(A + e);
+#pragma unroll
+            for (int u = 0; u < 8; ++u) reinterpret_cast<unsigned short*>(to)[u] = u < left ? from[u] : 0;
+        }
+    }
+    for (int idx = threadIdx.x; idx < 8 * T * 8; idx += kThreads)
+        copy16_async(sX + idx / 8 * kPitchX + idx % 8 * 8, Xp + std::int64_t(v0 + idx / 8) * n_pad + jc + idx % 8 * 8);
+}
+// END EXCERPT staged-copy
+
+// BEGIN EXCERPT staged-multiply
+// The warp's 16 rows of one chunk times 8·T vectors. A(r, c), row r of the warp, column c of the
+// chunk, is read as 2 bytes at the line's offset: row-major, the lane's rows g and g + 8 start
+// s_lo and s_hi into their lines; column-major, its columns 2t (+ 8, + 16 …) start s_lo and
+// 2t + 1 (…) s_hi into theirs (a column starts m mod 8 further than the one before, and 8 columns
+// come back to the same offset). Columns from `limit` on are past the slice: zero.
+template <bool row, int T, bool edge>
+__device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp, int g,
+                                               int t, int s_lo, int s_hi, int limit) {
+    const auto* a = reinterpret_cast<const unsigned short*>(sA);
+    const auto at = [&](int r, int c) -> std::uint32_t {
+        const std::uint32_t v = row ? a[(16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c]
+                                    : a[c * kPitchCol + (c % 2 ? s_hi : s_lo) + 16 * warp + r];
+        return edge && c >= limit ? 0u : v;
+    };
+#pragma unroll
+    for (int step = 0; step < kCols / 16; ++step) {
+        const int c = 16 * step + 2 * t;
+        const std::uint32_t a0 = at(g, c) | at(g, c + 1) << 16, a1 = at(g + 8, c) | at(g + 8, c + 1) << 16,
+                            a2 = at(g, c + 8) | at(g, c + 9) << 16, a3 = at(g + 8, c + 8) | at(g + 8, c + 9) << 16;
+#pragma unroll
+        for (int q = 0; q < T; ++q) {
+            const auto* x = reinterpret_cast<const std::uint32_t*>(sX + (8 * q + g) * kPitchX + c);
+            float d[4];
+            mma_16x8x16(d, a0, a1, a2, a3, x[0], x[4]);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+        }
+    }
+}
+// END EXCERPT staged-multiply
+
+// BEGIN EXCERPT staged-kernel
+// The grid: x the blocks of kRows rows times the groups of 8·T vectors, y slices of `per` columns
+// (a multiple of kCols); where there are several, partial sums are added into a zeroed Y.
+template <bool row, int T>
+__global__ void __launch_bounds__(kThreads)
+    tensor_staged(const bf16* A, const bf16* Xp, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t n_pad,
+                  std::int64_t per, std::int64_t row_blocks, bool atomic) {
+    extern __shared__ __align__(16) unsigned char shared[];
+    bf16* sA = reinterpret_cast<bf16*>(shared);
+    bf16* sX = sA + kStages * a_stage<row>();
+    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
+    const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
+    const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
+    const int chunks = int((j1 - j0 + kCols - 1) / kCols);
+    for (int s = 0; s < kStages - 1; ++s) {  // the first chunks in flight
+        if (s < chunks)
+            copy_chunk<row, T>(sA + s * a_stage<row>(), sX + s * x_stage<T>(), A, Xp, m, n, n_pad, i0, j0 + s * kCols,
+                               v0);
+        commit_copies();
+    }
+    // Where the lane's lines start in their granules: the same in every chunk, since i0 and jc
+    // are multiples of 8 (row-major, row i starts i·n mod 8 in; column-major, see multiply_chunk).
+    const int n8 = int(n % 8), m8 = int(m % 8);
+    const int s_lo = row ? g * n8 % 8 : 2 * t * m8 % 8, s_hi = row ? (g + 8) * n8 % 8 : (2 * t + 1) * m8 % 8;
+    float sum[T][4] = {};
+    for (int c = 0; c < chunks; ++c) {
+        wait_copies<kStages - 2>();  // chunk c is in
+        __syncthreads();             // for every thread, and every warp is done with chunk c - 1
+        const int ahead = c + kStages - 1, slot = ahead % kStages;
+        if (ahead < chunks)  // into the slot of chunk c - 1
+            copy_chunk<row, T>(sA + slot * a_stage<row>(), sX + slot * x_stage<T>(), A, Xp, m, n, n_pad, i0,
+                               j0 + std::int64_t(ahead) * kCols, v0);
+        commit_copies();
+        const std::int64_t jc = j0 + std::int64_t(c) * kCols;
+        const bf16* a = sA + c % kStages * a_stage<row>();
+        const bf16* x = sX + c % kStages * x_stage<T>();
+        if (jc + kCols <= j1)
+            multiply_chunk<row, T, false>(a, x, sum, warp, g, t, s_lo, s_hi, kCols);
+        else
+            multiply_chunk<row, T, true>(a, x, sum, warp, g, t, s_lo, s_hi, int(j1 - jc));
+    }
+    wait_copies<0>();
+    // d[0..1]: row g, vectors 2t and 2t + 1 of tile q; d[2..3]: row g + 8.
+#pragma unroll
+    for (int q = 0; q < T; ++q)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const std::int64_t i = i0 + 16 * warp + g + 8 * (e / 2);
+            const int v = v0 + 8 * q + 2 * t + e % 2;
+            if (i < m && v < k) {
+                float* y = Y + std::int64_t(v) * m + i;
+                if (atomic)
+                    atomicAdd(y, sum[q][e]);
+                else
+                    *y = sum[q][e];
+            }
+        }
+}
+// END EXCERPT staged-kernel
+
+// The kernel for a layout and T, its shared memory allowed once (more than the default 48 KiB).
+template <bool row, int T>
+const void* prepared() {
+    static const cudaError_t allowed = cudaFuncSetAttribute(
+        tensor_staged<row, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
+    GEMV_CUDA_CHECK(allowed);
+    return reinterpret_cast<const void*>(&tensor_staged<row, T>);
+}
+
+template <int T>
+const void* prepared(gemv::Layout layout) {
+    return layout == gemv::Layout::row ? prepared<true, T>() : prepared<false, T>();
+}
+
+const void* prepared_for(int group, gemv::Layout layout) {
+    switch (group) {
+        case 8:
+            return prepared<1>(layout);
+        case 16:
+            return prepared<2>(layout);
+        case 32:
+            return prepared<4>(layout);
+        default:
+            return prepared<8>(layout);
+    }
+}
+
+std::size_t shared_bytes_for(int group, gemv::Layout layout) {
+    const bool row = layout == gemv::Layout::row;
+    switch (group) {
+        case 8:
+            return row ? shared_bytes<true, 1>() : shared_bytes<false, 1>();
+        case 16:
+            return row ? shared_bytes<true, 2>() : shared_bytes<false, 2>();
+        case 32:
+            return row ? shared_bytes<true, 4>() : shared_bytes<false, 4>();
+        default:
+            return row ? shared_bytes<true, 8>() : shared_bytes<false, 8>();
+    }
+}
+
+template <bool row, int T>
+void launch(const several::Plan& p, const bf16* A, const bf16* Xp, float* Y, std::int64_t m, std::int64_t n, int k,
+            std::int64_t n_pad, cudaStream_t s) {
+    prepared<row, T>();
+    const std::int64_t row_blocks = several::div_up(m, kRows);
+    tensor_staged<row, T><<<dim3(unsigned(p.blocks), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
+        A, Xp, Y, m, n, k, n_pad, p.per, row_blocks, p.atomic());
+}
+
+}  // namespace
+
+gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
+    gemv::Launch l;
+    l.grid = dim3(unsigned(p.blocks), unsigned(p.slices));
+    l.block = dim3(unsigned(p.threads));
+    l.dynamic_shared = shared_bytes_for(p.group, layout);
+    l.kernel = prepared_for(p.group, layout);
+    return l;
+}
+
+int tensor_staged_blocks_per_sm(int group, gemv::Layout layout) {
+    int blocks = 0;
+    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout), kThreads,
+                                                                  shared_bytes_for(group, layout)));
+    return blocks;
+}
+
+void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y,
+                        std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
+    if (p.kernel != several::Kernel::tensor_staged || p.threads != kThreads)
+        throw std::logic_error("gemv_tensor_staged needs a plan from plan_tensor_staged");
+    // X packed into a workspace of the stream's pool: each vector on 16 bytes, zero past n and k.
+    const std::int64_t n_pad = several::div_up(n, kCols) * kCols;
+    const int kp = p.groups * p.group;
+    bf16* Xp = nullptr;
+    GEMV_CUDA_CHECK(
+        cudaMallocAsync(reinterpret_cast<void**>(&Xp), std::size_t(kp) * std::size_t(n_pad) * sizeof(bf16), s));
+    pack_x<<<4 * 132, 256, 0, s>>>(X, Xp, n, k, n_pad, kp);
+    if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
+    const bool row = layout == gemv::Layout::row;
+    switch (p.group) {
+        case 8:
+            row ? launch<true, 1>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 1>(p, A, Xp, Y, m, n, k, n_pad, s);
+            break;
+        case 16:
+            row ? launch<true, 2>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 2>(p, A, Xp, Y, m, n, k, n_pad, s);
+            break;
+        case 32:
+            row ? launch<true, 4>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 4>(p, A, Xp, Y, m, n, k, n_pad, s);
+            break;
+        default:
+            row ? launch<true, 8>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 8>(p, A, Xp, Y, m, n, k, n_pad, s);
+            break;
+    }
+    GEMV_CUDA_CHECK_LAUNCH();
+    GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
+}
