@@ -188,17 +188,19 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 where they pay, FP32
             REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, layout, 7).kernel ==
                     several::Kernel::register_blocked);
         }
-    // Too few columns for a chunk, but a step's: the tensor cores from global memory.
-    REQUIRE(several::choose(Precision::bf16, 4096, 40, 8, Layout::row, 9).kernel == several::Kernel::tensor_cores);
-    REQUIRE(several::choose(Precision::bf16, 4096, 40, 8, Layout::col, 9).kernel == several::Kernel::tensor_cores);
-    // Too few rows or columns for a block or a step: the register-blocked kernel.
-    REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 8, Layout::col, 9).kernel ==
+    // Column-major with too few columns for a chunk but a step's: the tensor cores from global
+    // memory below 8 vectors, staged from 8; row-major, staged whatever n.
+    REQUIRE(several::choose(Precision::bf16, 4096, 40, 4, Layout::col, 9).kernel == several::Kernel::tensor_cores);
+    REQUIRE(several::choose(Precision::bf16, 4096, 40, 8, Layout::col, 9).kernel == several::Kernel::tensor_staged);
+    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 2, Layout::row, 9).kernel == several::Kernel::tensor_staged);
+    // Column-major with fewer than 16 rows: staged from 8 vectors.
+    REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 4, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
+    REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 8, Layout::col, 9).kernel == several::Kernel::tensor_staged);
+    // Too few rows or columns for a block or a step: the register-blocked kernel.
     REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
     REQUIRE(several::choose(Precision::bf16, 33, 1 << 22, 8, Layout::row, 9).kernel ==
-            several::Kernel::register_blocked);
-    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::row, 9).kernel ==
             several::Kernel::register_blocked);
     for (int k : {1, 16, 64, 256})
         REQUIRE(several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9).kernel ==

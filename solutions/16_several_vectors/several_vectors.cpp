@@ -165,13 +165,16 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
     return k >= 4 && m >= 64 && n >= kTensorStepCol;
 }
 
-bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k) {
-    return k >= 2 && m >= kStagedRows / 2 && n >= kStagedCols;
+bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
+    if (k < 2) return false;
+    if (layout == gemv::Layout::row) return m >= kStagedRows / 2;
+    if (n >= kStagedCols) return m >= 16 || k >= 8;
+    return n >= 16 && k >= 8;
 }
 
 Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major) {
     require_k(k);
-    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_staged_pays(m, n, k))
+    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_staged_pays(m, n, k, layout))
         return {Kernel::tensor_staged, group_for(Kernel::tensor_staged, k),
                 "bf16: tensor cores, A and X staged through shared memory"};
     if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_cores_pay(m, n, k, layout)) {

@@ -120,7 +120,9 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
 int group_for(Kernel kernel, int k);
 
 // The chooser's rule. bf16 on a device with bf16 MMA (compute capability 8.0 or later): the
-// tensor-core kernel where tensor_cores_pay says so, else the register-blocked kernel. The group
+// staged tensor-core kernel where tensor_staged_pays says so (the smallest group that holds k, 64
+// vectors a block at most); else the tensor-core kernel from global memory where
+// tensor_cores_pay says so; else the register-blocked kernel. The tensor-core kernel's group
 // is the smallest that holds k, but at most kTensorMostRow or kTensorMostCol vectors a warp:
 // beyond, the sums take so many registers that too few warps keep A's bytes in flight, and
 // reading A again for another group measured faster (a block holds up to 8 groups side by side,
@@ -135,10 +137,13 @@ constexpr int kTensorMostCol = 32;
 // rows and a step's 16 columns. With fewer, its blocks and steps are mostly empty; with fewer
 // vectors, column-major with an odd m, its realigned loads cost more than it saves.
 bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-// Where the staged kernel measured faster than both (slides/data/h100_step16_vectors_odd.csv):
-// bf16 from k = 2 with at least half a block's rows and a chunk's columns, in both layouts. It
-// keeps up to 64 vectors a block, so A is read once up to k = 64.
-bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k);
+// Where the staged kernel measured faster than the other two on the H100 (bf16, from k = 2; the
+// three side by side at each k in slides/data/h100_step16_vectors_odd.csv): row-major with at
+// least half a block's rows, whatever n; column-major with a chunk's columns and 16 rows or more,
+// or from k = 8 with 16 columns or more. Where a block's rows or a chunk's columns are mostly
+// empty at fewer vectors, the others waste less. It keeps up to 64 vectors a block, so A is read
+// once up to k = 64.
+bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 struct Choice {
     Kernel kernel;
