@@ -24,7 +24,7 @@ void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __n
                        float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 
 // Tensor cores fed through shared memory (bf16, compute capability 8.0 or later): chunks of A and
-// X copied with cp.async ahead of the multiplies, X packed first into a stream-ordered workspace.
+// X copied with cp.async ahead of the multiplies, as the aligned 16 bytes that cover each line.
 void gemv_tensor_staged(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
                         float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 // Its launch (with its shared memory) for the occupancy report, and the blocks an SM holds, for

@@ -7,19 +7,18 @@
 
 // The tensor cores, fed through shared memory: a block of 8 warps copies chunks of kStagedCols
 // columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
-// memory with cp.async, kStages chunks ahead of its multiplies, as a GEMM does. The copies wait in
-// shared memory, not in registers, so the warps keep few registers (the sums) however many bytes
-// are in flight; and X is loaded once a block, not once a warp. The accuracy bound is the one of
-// gemv_tensor_cores.cu: each 16-column step starts from a zero accumulator.
+// memory with cp.async, kStages - 1 chunks ahead of its multiplies, as a GEMM does. The copies
+// wait in shared memory, not in registers, so the warps keep few registers (the sums) however
+// many bytes are in flight; and X is loaded once a block, not once a warp. The accuracy bound is
+// the one of gemv_tensor_cores.cu: each 16-column step starts from a zero accumulator.
 namespace {
 
 using bf16 = __nv_bfloat16;
 constexpr int kThreads = several::kTensorThreads;
 constexpr int kRows = several::kStagedRows, kCols = several::kStagedCols, kStages = several::kStagedStages;
-// A line of A in shared memory (a row of a row-major chunk, a column of a column-major one) holds
-// the aligned 16-byte granules that cover it: 8 elements more than the line, since it may start
-// anywhere in its first granule. X's lines are aligned (it is packed first), padded by 8 so that a
-// warp's reads of 8 vectors fall in different banks.
+// A line in shared memory (a row of a row-major chunk, a column of a column-major one, a vector
+// of X) holds the aligned 16-byte granules that cover it: 8 elements more than the line, since it
+// may start anywhere in its first granule.
 constexpr int kPitchRow = kCols + 8;  // 72 elements, 9 granules
 constexpr int kPitchCol = kRows + 8;  // 136 elements, 17 granules
 constexpr int kPitchX = kCols + 8;
@@ -62,75 +61,78 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std
 #endif
 }
 
-// Xp[v][j] = X[v·n + j] for v < k and j < n, zero up to kp vectors and n_pad columns: every
-// vector of X then starts on 16 bytes, and a chunk past n or a vector past k reads zeros.
-__global__ void pack_x(const bf16* X, bf16* Xp, std::int64_t n, int k, std::int64_t n_pad, int kp) {
-    const auto* from = reinterpret_cast<const unsigned short*>(X);
-    auto* to = reinterpret_cast<unsigned short*>(Xp);
-    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < std::int64_t(kp) * n_pad;
-         e += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t v = e / n_pad, j = e % n_pad;
-        to[e] = v < k && j < n ? from[v * n + j] : 0;
+// BEGIN EXCERPT staged-copy
+// The granule of `base` that starts at element e (a multiple of 8), into shared memory; by hand
+// at the end of the array, zero past it.
+__device__ __forceinline__ void copy_granule(bf16* to, const bf16* base, std::int64_t e, std::int64_t total) {
+    if (e + 8 <= total) {
+        copy16_async(to, base + e);
+        return;
     }
+    const auto* from = reinterpret_cast<const unsigned short*>(base + e);
+#pragma unroll
+    for (int u = 0; u < 8; ++u) reinterpret_cast<unsigned short*>(to)[u] = e + u < total ? from[u] : 0;
 }
 
-// BEGIN EXCERPT staged-copy
 // One chunk: kCols columns from jc of the block's rows from i0, and of its 8·T vectors from v0.
-// A line of A (a row, or a column) is copied as the aligned granules that cover it; it starts
-// (first element) mod 8 elements into them. Consecutive threads take consecutive granules, so a
-// warp's copies are contiguous along each line. Past the end of A, or for a line outside the
-// matrix, a thread writes the granule by hand, zero beyond the end.
+// Each line (a row or a column of A, a vector of X) is copied as the aligned granules that cover
+// it, and starts (first element) mod 8 elements into them. Consecutive threads take consecutive
+// granules, so a warp's copies are contiguous along each line. Lines outside the matrix are left
+// as they are: a row past m only sums into rows that are not stored, a column or vector past the
+// end is masked by the multiply.
 template <bool row, int T>
-__device__ __forceinline__ void copy_chunk(bf16* sA, bf16* sX, const bf16* A, const bf16* Xp, std::int64_t m,
-                                           std::int64_t n, std::int64_t n_pad, std::int64_t i0, std::int64_t jc,
-                                           int v0) {
+__device__ __forceinline__ void copy_chunk(bf16* sA, bf16* sX, const bf16* A, const bf16* X, std::int64_t m,
+                                           std::int64_t n, int k, std::int64_t i0, std::int64_t jc, int v0) {
     constexpr int lines = row ? kRows : kCols, pitch = row ? kPitchRow : kPitchCol, granules = pitch / 8;
 #pragma unroll
     for (int idx = threadIdx.x; idx < lines * granules; idx += kThreads) {
         const int l = idx / granules, q = idx % granules;
-        const bool inside = row ? i0 + l < m : jc + l < n;
+        if (row ? i0 + l >= m : jc + l >= n) continue;
         const std::int64_t first = row ? (i0 + l) * n + jc : (jc + l) * m + i0;
-        const std::int64_t e = first / 8 * 8 + 8 * q;  // the granule's first element
-        const std::int64_t left = inside ? m * n - e : 0;
-        bf16* to = sA + l * pitch + 8 * q;
-        if (left >= 8) {
-            copy16_async(to, A + e);
-        } else {
-            const auto* from = reinterpret_cast<const unsigned short*>(A + e);
-#pragma unroll
-            for (int u = 0; u < 8; ++u) reinterpret_cast<unsigned short*>(to)[u] = u < left ? from[u] : 0;
-        }
+        copy_granule(sA + l * pitch + 8 * q, A, first / 8 * 8 + 8 * q, m * n);
     }
-    for (int idx = threadIdx.x; idx < 8 * T * 8; idx += kThreads)
-        copy16_async(sX + idx / 8 * kPitchX + idx % 8 * 8, Xp + std::int64_t(v0 + idx / 8) * n_pad + jc + idx % 8 * 8);
+    constexpr int x_granules = kPitchX / 8;
+    for (int idx = threadIdx.x; idx < 8 * T * x_granules; idx += kThreads) {
+        const int v = idx / x_granules, q = idx % x_granules;
+        if (v0 + v >= k) continue;
+        const std::int64_t first = std::int64_t(v0 + v) * n + jc;
+        copy_granule(sX + v * kPitchX + 8 * q, X, first / 8 * 8 + 8 * q, n * k);
+    }
 }
 // END EXCERPT staged-copy
 
 // BEGIN EXCERPT staged-multiply
-// The warp's 16 rows of one chunk times 8·T vectors. A(r, c), row r of the warp, column c of the
-// chunk, is read as 2 bytes at the line's offset: row-major, the lane's rows g and g + 8 start
-// s_lo and s_hi into their lines; column-major, its columns 2t (+ 8, + 16 …) start s_lo and
-// 2t + 1 (…) s_hi into theirs (a column starts m mod 8 further than the one before, and 8 columns
-// come back to the same offset). Columns from `limit` on are past the slice: zero.
-template <bool row, int T, bool edge>
+// The warp's 16 rows of one chunk times 8·T vectors. A line starts in its granules at an offset:
+// row-major, the lane's rows g and g + 8 start s_lo and s_hi in; column-major, its columns 2t
+// (+ 8, + 16 …) start s_lo in and 2t + 1 (…) s_hi (a column starts m mod 8 further than the one
+// before, and 8 columns come back to the same offset); its vectors g (+ 8 …) start s_x in. A
+// fragment wants two columns of a row in 32 bits: one 4-byte read where they are adjacent and
+// aligned (row-major A and X where n is even: `even`), else two 2-byte reads. Columns from
+// `limit` on are past the slice: zero, in A and in X.
+template <bool row, int T, bool even, bool edge>
 __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp, int g,
-                                               int t, int s_lo, int s_hi, int limit) {
-    const auto* a = reinterpret_cast<const unsigned short*>(sA);
-    const auto at = [&](int r, int c) -> std::uint32_t {
-        const std::uint32_t v = row ? a[(16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c]
-                                    : a[c * kPitchCol + (c % 2 ? s_hi : s_lo) + 16 * warp + r];
-        return edge && c >= limit ? 0u : v;
+                                               int t, int s_lo, int s_hi, int s_x, int limit) {
+    const auto* a16 = reinterpret_cast<const unsigned short*>(sA);
+    const auto* x16 = reinterpret_cast<const unsigned short*>(sX);
+    const auto pair = [&](const unsigned short* p, bool adjacent, int far, int c) -> std::uint32_t {
+        // elements p[0] and p[far] (columns c and c + 1), masked past `limit`
+        std::uint32_t v = adjacent && even ? *reinterpret_cast<const std::uint32_t*>(p) : p[0] | p[far] << 16;
+        if (edge) v = c >= limit ? 0u : c + 1 >= limit ? v & 0xffffu : v;
+        return v;
+    };
+    const auto a = [&](int r, int c) -> std::uint32_t {  // A(r, c) and A(r, c + 1) of the warp's rows
+        if (row) return pair(a16 + (16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c, true, 1, c);
+        return pair(a16 + c * kPitchCol + s_lo + 16 * warp + r, false, kPitchCol + s_hi - s_lo, c);
     };
 #pragma unroll
     for (int step = 0; step < kCols / 16; ++step) {
         const int c = 16 * step + 2 * t;
-        const std::uint32_t a0 = at(g, c) | at(g, c + 1) << 16, a1 = at(g + 8, c) | at(g + 8, c + 1) << 16,
-                            a2 = at(g, c + 8) | at(g, c + 9) << 16, a3 = at(g + 8, c + 8) | at(g + 8, c + 9) << 16;
+        const std::uint32_t a0 = a(g, c), a1 = a(g + 8, c), a2 = a(g, c + 8), a3 = a(g + 8, c + 8);
 #pragma unroll
         for (int q = 0; q < T; ++q) {
-            const auto* x = reinterpret_cast<const std::uint32_t*>(sX + (8 * q + g) * kPitchX + c);
+            const unsigned short* x = x16 + (8 * q + g) * kPitchX + s_x + c;
             float d[4];
-            mma_16x8x16(d, a0, a1, a2, a3, x[0], x[4]);
+            mma_16x8x16(d, a0, a1, a2, a3, pair(x, true, 1, c), pair(x + 8, true, 1, c + 8));
 #pragma unroll
             for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
         }
@@ -141,10 +143,11 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
 // BEGIN EXCERPT staged-kernel
 // The grid: x the blocks of kRows rows times the groups of 8·T vectors, y slices of `per` columns
 // (a multiple of kCols); where there are several, partial sums are added into a zeroed Y.
-template <bool row, int T>
+// `even`: n is even (see multiply_chunk).
+template <bool row, int T, bool even>
 __global__ void __launch_bounds__(kThreads)
-    tensor_staged(const bf16* A, const bf16* Xp, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t n_pad,
-                  std::int64_t per, std::int64_t row_blocks, bool atomic) {
+    tensor_staged(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
+                  std::int64_t row_blocks, bool atomic) {
     extern __shared__ __align__(16) unsigned char shared[];
     bf16* sA = reinterpret_cast<bf16*>(shared);
     bf16* sX = sA + kStages * a_stage<row>();
@@ -155,30 +158,31 @@ __global__ void __launch_bounds__(kThreads)
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
     for (int s = 0; s < kStages - 1; ++s) {  // the first chunks in flight
         if (s < chunks)
-            copy_chunk<row, T>(sA + s * a_stage<row>(), sX + s * x_stage<T>(), A, Xp, m, n, n_pad, i0, j0 + s * kCols,
-                               v0);
+            copy_chunk<row, T>(sA + s * a_stage<row>(), sX + s * x_stage<T>(), A, X, m, n, k, i0, j0 + s * kCols, v0);
         commit_copies();
     }
-    // Where the lane's lines start in their granules: the same in every chunk, since i0 and jc
-    // are multiples of 8 (row-major, row i starts i·n mod 8 in; column-major, see multiply_chunk).
+    // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
+    // jc are multiples of 8 (row i starts i·n mod 8 in, vector v v·n mod 8; column-major A: see
+    // multiply_chunk).
     const int n8 = int(n % 8), m8 = int(m % 8);
     const int s_lo = row ? g * n8 % 8 : 2 * t * m8 % 8, s_hi = row ? (g + 8) * n8 % 8 : (2 * t + 1) * m8 % 8;
+    const int s_x = g * n8 % 8;
     float sum[T][4] = {};
     for (int c = 0; c < chunks; ++c) {
         wait_copies<kStages - 2>();  // chunk c is in
         __syncthreads();             // for every thread, and every warp is done with chunk c - 1
         const int ahead = c + kStages - 1, slot = ahead % kStages;
         if (ahead < chunks)  // into the slot of chunk c - 1
-            copy_chunk<row, T>(sA + slot * a_stage<row>(), sX + slot * x_stage<T>(), A, Xp, m, n, n_pad, i0,
+            copy_chunk<row, T>(sA + slot * a_stage<row>(), sX + slot * x_stage<T>(), A, X, m, n, k, i0,
                                j0 + std::int64_t(ahead) * kCols, v0);
         commit_copies();
         const std::int64_t jc = j0 + std::int64_t(c) * kCols;
         const bf16* a = sA + c % kStages * a_stage<row>();
         const bf16* x = sX + c % kStages * x_stage<T>();
         if (jc + kCols <= j1)
-            multiply_chunk<row, T, false>(a, x, sum, warp, g, t, s_lo, s_hi, kCols);
+            multiply_chunk<row, T, even, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, kCols);
         else
-            multiply_chunk<row, T, true>(a, x, sum, warp, g, t, s_lo, s_hi, int(j1 - jc));
+            multiply_chunk<row, T, even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
     }
     wait_copies<0>();
     // d[0..1]: row g, vectors 2t and 2t + 1 of tile q; d[2..3]: row g + 8.
@@ -199,30 +203,32 @@ __global__ void __launch_bounds__(kThreads)
 }
 // END EXCERPT staged-kernel
 
-// The kernel for a layout and T, its shared memory allowed once (more than the default 48 KiB).
-template <bool row, int T>
+// The kernel for a layout, T and n's parity, its shared memory allowed once (more than the
+// default 48 KiB).
+template <bool row, int T, bool even>
 const void* prepared() {
     static const cudaError_t allowed = cudaFuncSetAttribute(
-        tensor_staged<row, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
+        tensor_staged<row, T, even>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
     GEMV_CUDA_CHECK(allowed);
-    return reinterpret_cast<const void*>(&tensor_staged<row, T>);
+    return reinterpret_cast<const void*>(&tensor_staged<row, T, even>);
 }
 
 template <int T>
-const void* prepared(gemv::Layout layout) {
-    return layout == gemv::Layout::row ? prepared<true, T>() : prepared<false, T>();
+const void* prepared(gemv::Layout layout, bool even) {
+    if (layout == gemv::Layout::row) return even ? prepared<true, T, true>() : prepared<true, T, false>();
+    return even ? prepared<false, T, true>() : prepared<false, T, false>();
 }
 
-const void* prepared_for(int group, gemv::Layout layout) {
+const void* prepared_for(int group, gemv::Layout layout, bool even) {
     switch (group) {
         case 8:
-            return prepared<1>(layout);
+            return prepared<1>(layout, even);
         case 16:
-            return prepared<2>(layout);
+            return prepared<2>(layout, even);
         case 32:
-            return prepared<4>(layout);
+            return prepared<4>(layout, even);
         default:
-            return prepared<8>(layout);
+            return prepared<8>(layout, even);
     }
 }
 
@@ -241,12 +247,19 @@ std::size_t shared_bytes_for(int group, gemv::Layout layout) {
 }
 
 template <bool row, int T>
-void launch(const several::Plan& p, const bf16* A, const bf16* Xp, float* Y, std::int64_t m, std::int64_t n, int k,
-            std::int64_t n_pad, cudaStream_t s) {
-    prepared<row, T>();
+void launch(const several::Plan& p, const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k,
+            cudaStream_t s) {
+    const dim3 grid(unsigned(p.blocks), unsigned(p.slices));
     const std::int64_t row_blocks = several::div_up(m, kRows);
-    tensor_staged<row, T><<<dim3(unsigned(p.blocks), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
-        A, Xp, Y, m, n, k, n_pad, p.per, row_blocks, p.atomic());
+    if (n % 2 == 0) {
+        prepared<row, T, true>();
+        tensor_staged<row, T, true>
+            <<<grid, kThreads, shared_bytes<row, T>(), s>>>(A, X, Y, m, n, k, p.per, row_blocks, p.atomic());
+    } else {
+        prepared<row, T, false>();
+        tensor_staged<row, T, false>
+            <<<grid, kThreads, shared_bytes<row, T>(), s>>>(A, X, Y, m, n, k, p.per, row_blocks, p.atomic());
+    }
 }
 
 }  // namespace
@@ -256,13 +269,13 @@ gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
     l.grid = dim3(unsigned(p.blocks), unsigned(p.slices));
     l.block = dim3(unsigned(p.threads));
     l.dynamic_shared = shared_bytes_for(p.group, layout);
-    l.kernel = prepared_for(p.group, layout);
+    l.kernel = prepared_for(p.group, layout, false);
     return l;
 }
 
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout) {
     int blocks = 0;
-    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout), kThreads,
+    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout, false), kThreads,
                                                                   shared_bytes_for(group, layout)));
     return blocks;
 }
@@ -271,29 +284,21 @@ void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16*
                         std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::tensor_staged || p.threads != kThreads)
         throw std::logic_error("gemv_tensor_staged needs a plan from plan_tensor_staged");
-    // X packed into a workspace of the stream's pool: each vector on 16 bytes, zero past n and k.
-    const std::int64_t n_pad = several::div_up(n, kCols) * kCols;
-    const int kp = p.groups * p.group;
-    bf16* Xp = nullptr;
-    GEMV_CUDA_CHECK(
-        cudaMallocAsync(reinterpret_cast<void**>(&Xp), std::size_t(kp) * std::size_t(n_pad) * sizeof(bf16), s));
-    pack_x<<<4 * 132, 256, 0, s>>>(X, Xp, n, k, n_pad, kp);
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
     const bool row = layout == gemv::Layout::row;
     switch (p.group) {
         case 8:
-            row ? launch<true, 1>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 1>(p, A, Xp, Y, m, n, k, n_pad, s);
+            row ? launch<true, 1>(p, A, X, Y, m, n, k, s) : launch<false, 1>(p, A, X, Y, m, n, k, s);
             break;
         case 16:
-            row ? launch<true, 2>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 2>(p, A, Xp, Y, m, n, k, n_pad, s);
+            row ? launch<true, 2>(p, A, X, Y, m, n, k, s) : launch<false, 2>(p, A, X, Y, m, n, k, s);
             break;
         case 32:
-            row ? launch<true, 4>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 4>(p, A, Xp, Y, m, n, k, n_pad, s);
+            row ? launch<true, 4>(p, A, X, Y, m, n, k, s) : launch<false, 4>(p, A, X, Y, m, n, k, s);
             break;
         default:
-            row ? launch<true, 8>(p, A, Xp, Y, m, n, k, n_pad, s) : launch<false, 8>(p, A, Xp, Y, m, n, k, n_pad, s);
+            row ? launch<true, 8>(p, A, X, Y, m, n, k, s) : launch<false, 8>(p, A, X, Y, m, n, k, s);
             break;
     }
     GEMV_CUDA_CHECK_LAUNCH();
-    GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
 }
