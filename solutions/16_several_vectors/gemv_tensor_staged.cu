@@ -61,6 +61,18 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std
 #endif
 }
 
+// Xp[v][j] = X[v·n + j] for j < n, zero up to ldx columns (a multiple of 8): every vector of X
+// then starts on 16 bytes.
+__global__ void pack_x(const bf16* X, bf16* Xp, std::int64_t n, int k, std::int64_t ldx) {
+    const auto* from = reinterpret_cast<const unsigned short*>(X);
+    auto* to = reinterpret_cast<unsigned short*>(Xp);
+    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < std::int64_t(k) * ldx;
+         e += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t v = e / ldx, j = e % ldx;
+        to[e] = j < n ? from[v * n + j] : 0;
+    }
+}
+
 // BEGIN EXCERPT staged-copy
 // The granule of `base` that starts at element e (a multiple of 8), into shared memory; by hand
 // at the end of the array, zero past it.
@@ -82,7 +94,8 @@ __device__ __forceinline__ void copy_granule(bf16* to, const bf16* base, std::in
 // end is masked by the multiply.
 template <bool row, int T>
 __device__ __forceinline__ void copy_chunk(bf16* sA, bf16* sX, const bf16* A, const bf16* X, std::int64_t m,
-                                           std::int64_t n, int k, std::int64_t i0, std::int64_t jc, int v0) {
+                                           std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t jc,
+                                           int v0) {
     constexpr int lines = row ? kRows : kCols, pitch = row ? kPitchRow : kPitchCol, granules = pitch / 8;
 #pragma unroll
     for (int idx = threadIdx.x; idx < lines * granules; idx += kThreads) {
@@ -95,8 +108,8 @@ __device__ __forceinline__ void copy_chunk(bf16* sA, bf16* sX, const bf16* A, co
     for (int idx = threadIdx.x; idx < 8 * T * x_granules; idx += kThreads) {
         const int v = idx / x_granules, q = idx % x_granules;
         if (v0 + v >= k) continue;
-        const std::int64_t first = std::int64_t(v0 + v) * n + jc;
-        copy_granule(sX + v * kPitchX + 8 * q, X, first / 8 * 8 + 8 * q, n * k);
+        const std::int64_t first = std::int64_t(v0 + v) * ldx + jc;
+        copy_granule(sX + v * kPitchX + 8 * q, X, first / 8 * 8 + 8 * q, ldx * k);
     }
 }
 // END EXCERPT staged-copy
@@ -107,21 +120,22 @@ __device__ __forceinline__ void copy_chunk(bf16* sA, bf16* sX, const bf16* A, co
 // (+ 8, + 16 …) start s_lo in and 2t + 1 (…) s_hi (a column starts m mod 8 further than the one
 // before, and 8 columns come back to the same offset); its vectors g (+ 8 …) start s_x in. A
 // fragment wants two columns of a row in 32 bits: one 4-byte read where they are adjacent and
-// aligned (row-major A and X where n is even: `even`), else two 2-byte reads. Columns from
-// `limit` on are past the slice: zero, in A and in X.
-template <bool row, int T, bool even, bool edge>
+// aligned (row-major A where n is even: `a_even`; X where the distance between its vectors is
+// even: `x_even`), else two 2-byte reads. Columns from `limit` on are past the slice: zero, in A
+// and in X.
+template <bool row, int T, bool a_even, bool x_even, bool edge>
 __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp, int g,
                                                int t, int s_lo, int s_hi, int s_x, int limit) {
     const auto* a16 = reinterpret_cast<const unsigned short*>(sA);
     const auto* x16 = reinterpret_cast<const unsigned short*>(sX);
-    const auto pair = [&](const unsigned short* p, bool adjacent, int far, int c) -> std::uint32_t {
+    const auto pair = [&](const unsigned short* p, bool aligned, int far, int c) -> std::uint32_t {
         // elements p[0] and p[far] (columns c and c + 1), masked past `limit`
-        std::uint32_t v = adjacent && even ? *reinterpret_cast<const std::uint32_t*>(p) : p[0] | p[far] << 16;
+        std::uint32_t v = aligned ? *reinterpret_cast<const std::uint32_t*>(p) : p[0] | p[far] << 16;
         if (edge) v = c >= limit ? 0u : c + 1 >= limit ? v & 0xffffu : v;
         return v;
     };
     const auto a = [&](int r, int c) -> std::uint32_t {  // A(r, c) and A(r, c + 1) of the warp's rows
-        if (row) return pair(a16 + (16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c, true, 1, c);
+        if (row) return pair(a16 + (16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c, a_even, 1, c);
         return pair(a16 + c * kPitchCol + s_lo + 16 * warp + r, false, kPitchCol + s_hi - s_lo, c);
     };
 #pragma unroll
@@ -132,7 +146,7 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
         for (int q = 0; q < T; ++q) {
             const unsigned short* x = x16 + (8 * q + g) * kPitchX + s_x + c;
             float d[4];
-            mma_16x8x16(d, a0, a1, a2, a3, pair(x, true, 1, c), pair(x + 8, true, 1, c + 8));
+            mma_16x8x16(d, a0, a1, a2, a3, pair(x, x_even, 1, c), pair(x + 8, x_even, 1, c + 8));
 #pragma unroll
             for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
         }
@@ -142,12 +156,12 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
 
 // BEGIN EXCERPT staged-kernel
 // The grid: x the blocks of kRows rows times the groups of 8·T vectors, y slices of `per` columns
-// (a multiple of kCols); where there are several, partial sums are added into a zeroed Y.
-// `even`: n is even (see multiply_chunk).
-template <bool row, int T, bool even>
+// (a multiple of kCols); where there are several, partial sums are added into a zeroed Y. Vector
+// v of X starts at X + v·ldx; a_even and x_even: n and ldx are even (see multiply_chunk).
+template <bool row, int T, bool a_even, bool x_even>
 __global__ void __launch_bounds__(kThreads)
-    tensor_staged(const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k, std::int64_t per,
-                  std::int64_t row_blocks, bool atomic) {
+    tensor_staged(const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
+                  std::int64_t per, std::int64_t row_blocks, bool atomic) {
     extern __shared__ __align__(16) unsigned char shared[];
     bf16* sA = reinterpret_cast<bf16*>(shared);
     bf16* sX = sA + kStages * a_stage<row>();
@@ -158,7 +172,8 @@ __global__ void __launch_bounds__(kThreads)
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
     for (int s = 0; s < kStages - 1; ++s) {  // the first chunks in flight
         if (s < chunks)
-            copy_chunk<row, T>(sA + s * a_stage<row>(), sX + s * x_stage<T>(), A, X, m, n, k, i0, j0 + s * kCols, v0);
+            copy_chunk<row, T>(sA + s * a_stage<row>(), sX + s * x_stage<T>(), A, X, m, n, k, ldx, i0, j0 + s * kCols,
+                               v0);
         commit_copies();
     }
     // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
@@ -166,23 +181,23 @@ __global__ void __launch_bounds__(kThreads)
     // multiply_chunk).
     const int n8 = int(n % 8), m8 = int(m % 8);
     const int s_lo = row ? g * n8 % 8 : 2 * t * m8 % 8, s_hi = row ? (g + 8) * n8 % 8 : (2 * t + 1) * m8 % 8;
-    const int s_x = g * n8 % 8;
+    const int s_x = int(g * (ldx % 8) % 8);
     float sum[T][4] = {};
     for (int c = 0; c < chunks; ++c) {
         wait_copies<kStages - 2>();  // chunk c is in
         __syncthreads();             // for every thread, and every warp is done with chunk c - 1
         const int ahead = c + kStages - 1, slot = ahead % kStages;
         if (ahead < chunks)  // into the slot of chunk c - 1
-            copy_chunk<row, T>(sA + slot * a_stage<row>(), sX + slot * x_stage<T>(), A, X, m, n, k, i0,
+            copy_chunk<row, T>(sA + slot * a_stage<row>(), sX + slot * x_stage<T>(), A, X, m, n, k, ldx, i0,
                                j0 + std::int64_t(ahead) * kCols, v0);
         commit_copies();
         const std::int64_t jc = j0 + std::int64_t(c) * kCols;
         const bf16* a = sA + c % kStages * a_stage<row>();
         const bf16* x = sX + c % kStages * x_stage<T>();
         if (jc + kCols <= j1)
-            multiply_chunk<row, T, even, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, kCols);
+            multiply_chunk<row, T, a_even, x_even, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, kCols);
         else
-            multiply_chunk<row, T, even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
+            multiply_chunk<row, T, a_even, x_even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
     }
     wait_copies<0>();
     // d[0..1]: row g, vectors 2t and 2t + 1 of tile q; d[2..3]: row g + 8.
@@ -203,32 +218,31 @@ __global__ void __launch_bounds__(kThreads)
 }
 // END EXCERPT staged-kernel
 
-// The kernel for a layout, T and n's parity, its shared memory allowed once (more than the
-// default 48 KiB).
-template <bool row, int T, bool even>
+// The kernel for a layout, T and the parities of n and ldx, its shared memory allowed once (more
+// than the default 48 KiB).
+template <bool row, int T, bool a_even, bool x_even>
 const void* prepared() {
     static const cudaError_t allowed = cudaFuncSetAttribute(
-        tensor_staged<row, T, even>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
+        tensor_staged<row, T, a_even, x_even>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
     GEMV_CUDA_CHECK(allowed);
-    return reinterpret_cast<const void*>(&tensor_staged<row, T, even>);
+    return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even>);
 }
 
 template <int T>
-const void* prepared(gemv::Layout layout, bool even) {
-    if (layout == gemv::Layout::row) return even ? prepared<true, T, true>() : prepared<true, T, false>();
-    return even ? prepared<false, T, true>() : prepared<false, T, false>();
+const void* prepared(gemv::Layout layout) {
+    return layout == gemv::Layout::row ? prepared<true, T, false, false>() : prepared<false, T, false, false>();
 }
 
-const void* prepared_for(int group, gemv::Layout layout, bool even) {
+const void* prepared_for(int group, gemv::Layout layout) {
     switch (group) {
         case 8:
-            return prepared<1>(layout, even);
+            return prepared<1>(layout);
         case 16:
-            return prepared<2>(layout, even);
+            return prepared<2>(layout);
         case 32:
-            return prepared<4>(layout, even);
+            return prepared<4>(layout);
         default:
-            return prepared<8>(layout, even);
+            return prepared<8>(layout);
     }
 }
 
@@ -246,20 +260,25 @@ std::size_t shared_bytes_for(int group, gemv::Layout layout) {
     }
 }
 
+template <bool row, int T, bool a_even, bool x_even>
+void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
+            std::int64_t n, int k, cudaStream_t s) {
+    prepared<row, T, a_even, x_even>();
+    tensor_staged<row, T, a_even, x_even>
+        <<<dim3(unsigned(p.blocks), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
+            A, X, ldx, Y, m, n, k, p.per, several::div_up(m, kRows), p.atomic());
+}
+
+// n even: every pair of columns aligned; n odd, X read where it lies (x_even false) or packed.
 template <bool row, int T>
-void launch(const several::Plan& p, const bf16* A, const bf16* X, float* Y, std::int64_t m, std::int64_t n, int k,
-            cudaStream_t s) {
-    const dim3 grid(unsigned(p.blocks), unsigned(p.slices));
-    const std::int64_t row_blocks = several::div_up(m, kRows);
-    if (n % 2 == 0) {
-        prepared<row, T, true>();
-        tensor_staged<row, T, true>
-            <<<grid, kThreads, shared_bytes<row, T>(), s>>>(A, X, Y, m, n, k, p.per, row_blocks, p.atomic());
-    } else {
-        prepared<row, T, false>();
-        tensor_staged<row, T, false>
-            <<<grid, kThreads, shared_bytes<row, T>(), s>>>(A, X, Y, m, n, k, p.per, row_blocks, p.atomic());
-    }
+void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
+            std::int64_t n, int k, cudaStream_t s) {
+    if (n % 2 == 0)
+        launch<row, T, true, true>(p, A, X, ldx, Y, m, n, k, s);
+    else if (ldx % 2 == 0)
+        launch<row, T, false, true>(p, A, X, ldx, Y, m, n, k, s);
+    else
+        launch<row, T, false, false>(p, A, X, ldx, Y, m, n, k, s);
 }
 
 }  // namespace
@@ -269,13 +288,13 @@ gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
     l.grid = dim3(unsigned(p.blocks), unsigned(p.slices));
     l.block = dim3(unsigned(p.threads));
     l.dynamic_shared = shared_bytes_for(p.group, layout);
-    l.kernel = prepared_for(p.group, layout, false);
+    l.kernel = prepared_for(p.group, layout);
     return l;
 }
 
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout) {
     int blocks = 0;
-    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout, false), kThreads,
+    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout), kThreads,
                                                                   shared_bytes_for(group, layout)));
     return blocks;
 }
@@ -284,21 +303,34 @@ void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16*
                         std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::tensor_staged || p.threads != kThreads)
         throw std::logic_error("gemv_tensor_staged needs a plan from plan_tensor_staged");
+    // With 32 vectors a block or more and an odd n, pairs of X's columns read as 2 bytes each
+    // cost the multiplies more than an aligned copy of X costs, where X is small beside A (m at
+    // least 16·k: the copy reads and writes X, at most an eighth of A's bytes).
+    const bool pack = n % 2 != 0 && p.group >= 32 && m >= 16 * std::int64_t(k);
+    const std::int64_t ldx = pack ? several::div_up(n, 8) * 8 : n;
+    bf16* Xp = nullptr;
+    if (pack) {
+        GEMV_CUDA_CHECK(
+            cudaMallocAsync(reinterpret_cast<void**>(&Xp), std::size_t(k) * std::size_t(ldx) * sizeof(bf16), s));
+        pack_x<<<1024, 256, 0, s>>>(X, Xp, n, k, ldx);  // grid-stride
+        X = Xp;
+    }
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
     const bool row = layout == gemv::Layout::row;
     switch (p.group) {
         case 8:
-            row ? launch<true, 1>(p, A, X, Y, m, n, k, s) : launch<false, 1>(p, A, X, Y, m, n, k, s);
+            row ? launch<true, 1>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 1>(p, A, X, ldx, Y, m, n, k, s);
             break;
         case 16:
-            row ? launch<true, 2>(p, A, X, Y, m, n, k, s) : launch<false, 2>(p, A, X, Y, m, n, k, s);
+            row ? launch<true, 2>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 2>(p, A, X, ldx, Y, m, n, k, s);
             break;
         case 32:
-            row ? launch<true, 4>(p, A, X, Y, m, n, k, s) : launch<false, 4>(p, A, X, Y, m, n, k, s);
+            row ? launch<true, 4>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 4>(p, A, X, ldx, Y, m, n, k, s);
             break;
         default:
-            row ? launch<true, 8>(p, A, X, Y, m, n, k, s) : launch<false, 8>(p, A, X, Y, m, n, k, s);
+            row ? launch<true, 8>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 8>(p, A, X, ldx, Y, m, n, k, s);
             break;
     }
     GEMV_CUDA_CHECK_LAUNCH();
+    if (pack) GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
 }
