@@ -219,21 +219,26 @@ def problems(step, other, family=None, machine="h100"):
     return Num(n, str(n))
 
 
-def chosen_beside_cublas(rows):
-    """Step 16's rows in pairs: each problem's (layout, precision, m, n, k) pick of the chooser, with
-    cuBLAS's row on the same problem. Rows from one file (one run)."""
+def chosen_beside_cublas(rows, variant=None):
+    """Step 16's rows in pairs: each problem's (layout, precision, m, n, k) pick of the chooser (or
+    the row of the named variant, chosen or not), with cuBLAS's row on the same problem. Rows from
+    one file (one run)."""
     key = lambda r: (r["layout"], r["precision"], r["m"], r["n"], r["k"])  # noqa: E731
     cublas = {key(r): r for r in rows if r.get("variant", "").startswith("cublas")}
-    return [(r, cublas[key(r)]) for r in rows if r.get("chosen") == "yes" and key(r) in cublas]
+    if variant is None:
+        picked = [r for r in rows if r.get("chosen") == "yes"]
+    else:
+        picked = [r for r in rows if r.get("variant", "").replace(" (chosen)", "") == variant]
+    return [(r, cublas[key(r)]) for r in picked if key(r) in cublas]
 
 
-def chosen_vs_cublas(pattern, precision, k_from=1, k_to=256):
+def chosen_vs_cublas(pattern, precision, k_from=1, k_to=256, variant=None):
     """Step 16's speed-ups: for each problem of the file in `precision` with k in [k_from, k_to],
-    cuBLAS's time over the chooser's pick's."""
+    cuBLAS's time over the chooser's pick's (or the named variant's)."""
     mine = [r for r in read(pattern) if r["precision"] == precision and k_from <= int(r["k"]) <= k_to]
-    got = [float(cub["median_ms"]) / float(r["median_ms"]) for r, cub in chosen_beside_cublas(mine)]
+    got = [float(cub["median_ms"]) / float(r["median_ms"]) for r, cub in chosen_beside_cublas(mine, variant)]
     if not got:
-        raise QuoteError(f"no chosen rows with cuBLAS beside them in slides/data/{pattern} ({precision})")
+        raise QuoteError(f"no {variant or 'chosen'} rows with cuBLAS beside them in slides/data/{pattern} ({precision})")
     return got
 
 

@@ -183,8 +183,8 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 where they pay, FP32
         for (auto layout : {Layout::row, Layout::col}) {
             const several::Choice c = several::choose(Precision::bf16, 4096, 4096, k, layout, 9);
             INFO("k " << k << ", " << gemv::layout_word(layout));
-            REQUIRE((c.kernel == several::Kernel::tensor_staged) == (k >= 2));
-            if (k >= 2) REQUIRE(c.group == several::group_for(several::Kernel::tensor_staged, k));
+            REQUIRE(c.kernel == several::Kernel::tensor_staged);
+            REQUIRE(c.group == several::group_for(several::Kernel::tensor_staged, k));
             REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, layout, 7).kernel ==
                     several::Kernel::register_blocked);
         }
@@ -197,10 +197,20 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 where they pay, FP32
     REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 4, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
     REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 8, Layout::col, 9).kernel == several::Kernel::tensor_staged);
-    // Too few rows or columns for a block or a step: the register-blocked kernel.
-    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::col, 9).kernel ==
+    // One vector: staged only where both sides are long.
+    REQUIRE(several::choose(Precision::bf16, 1000, 1 << 20, 1, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
+    REQUIRE(several::choose(Precision::bf16, 1 << 20, 1000, 1, Layout::row, 9).kernel ==
+            several::Kernel::register_blocked);
+    // Row-major with few rows: staged from k = 16 with 16 rows, from k = 32 with any.
     REQUIRE(several::choose(Precision::bf16, 33, 1 << 22, 8, Layout::row, 9).kernel ==
+            several::Kernel::register_blocked);
+    REQUIRE(several::choose(Precision::bf16, 33, 1 << 22, 16, Layout::row, 9).kernel == several::Kernel::tensor_staged);
+    REQUIRE(several::choose(Precision::bf16, 3, 1 << 22, 16, Layout::row, 9).kernel ==
+            several::Kernel::register_blocked);
+    REQUIRE(several::choose(Precision::bf16, 3, 1 << 22, 32, Layout::row, 9).kernel == several::Kernel::tensor_staged);
+    // Too few columns for a step: the register-blocked kernel.
+    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
     for (int k : {1, 16, 64, 256})
         REQUIRE(several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9).kernel ==

@@ -166,8 +166,8 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 }
 
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (k < 2) return false;
-    if (layout == gemv::Layout::row) return m >= kStagedRows / 2;
+    if (k == 1) return m >= 1024 && n >= 1024;
+    if (layout == gemv::Layout::row) return m >= kStagedRows / 2 || k >= 32 || (m >= 16 && k >= 16);
     if (n >= kStagedCols) return m >= 16 || k >= 8;
     return n >= 16 && k >= 8;
 }

@@ -137,12 +137,16 @@ constexpr int kTensorMostCol = 32;
 // rows and a step's 16 columns. With fewer, its blocks and steps are mostly empty; with fewer
 // vectors, column-major with an odd m, its realigned loads cost more than it saves.
 bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-// Where the staged kernel measured faster than the other two on the H100 (bf16, from k = 2; the
-// three side by side at each k in slides/data/h100_step16_vectors_odd.csv): row-major with at
-// least half a block's rows, whatever n; column-major with a chunk's columns and 16 rows or more,
-// or from k = 8 with 16 columns or more. Where a block's rows or a chunk's columns are mostly
-// empty at fewer vectors, the others waste less. It keeps up to 64 vectors a block, so A is read
-// once up to k = 64.
+// Where the staged kernel measured faster than the other two on the H100 (bf16; the three side by
+// side at each k in slides/data/h100_step16_vectors_odd.csv):
+//  - one vector: with 1024 rows and columns or more (the register-blocked kernel streams a lone
+//    vector well, and wastes less on degenerate shapes);
+//  - row-major: with half a block's rows, whatever n; with fewer rows, from k = 16 with 16 rows or
+//    more, and from k = 32 with any;
+//  - column-major: with a chunk's columns and 16 rows or more, or from k = 8 with 16 columns or
+//    more.
+// Where a block's rows or a chunk's columns are mostly empty at fewer vectors, the others waste
+// less. It keeps up to 64 vectors a block, so A is read once up to k = 64.
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 struct Choice {
