@@ -166,7 +166,8 @@ def provenance(rows, path):
     device = r.get("device", "unknown device")
     if units:
         device += f", {units} {what}"
-    return f"{r['_machine']}: {device} · {date} · rev {r.get('git_revision', '?')}"
+    revisions = ", ".join(dict.fromkeys(x.get("git_revision", "?") for x in rows))  # a file may join runs
+    return f"{r['_machine']}: {device} · {date} · rev {revisions}"
 
 
 def footprint_text(b):
@@ -1068,8 +1069,8 @@ def roofline_figure(name, files, out):
     precisions = [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]
     fig, axes = plt.subplots(1, max(1, len(precisions)), figsize=(13, 5.2), dpi=120, squeeze=False)
     kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
-    colors = {"register-blocked": "#1f77b4", "tensor cores": "#d62728", "cublasSgemm": "#555555",
-              "cublasGemmEx": "#555555"}
+    colors = {"register-blocked": "#1f77b4", "tensor cores": "#d62728", "tensor cores, staged": "#ff7f0e",
+              "cublasSgemm": "#555555", "cublasGemmEx": "#555555"}
     markers = "osD^v<>p"
     for ax, precision in zip(axes[0], precisions):
         mine = [r for r in rows if r.get("precision") == precision]
@@ -1096,20 +1097,23 @@ def roofline_figure(name, files, out):
                         marker=markers[p_index % len(markers)], markersize=4, linewidth=1,
                         color=colors.get(kern), alpha=0.55 if kern.startswith("cublas") else 0.9,
                         label=f"{kern}, {m} × {n} {layout}")
-        # Where the chooser hands bf16 to the tensor cores: the first k whose chosen row is theirs.
-        takeover = sorted({int(num(r, "k")) for r in mine if r.get("chosen") == "yes" and kernel(r) == "tensor cores"})
+        # Where the chooser hands bf16 to the tensor cores: the first k whose chosen row is one of
+        # their two kernels.
+        takeover = sorted({int(num(r, "k")) for r in mine
+                           if r.get("chosen") == "yes" and kernel(r).startswith("tensor cores")})
         if takeover:
             at = [num(r, "model_intensity") for r in mine if int(num(r, "k")) == takeover[0]]
             ax.axvline(min(at), color="#d62728", linestyle="-.", linewidth=1,
                        label=f"the chooser takes the tensor cores from k = {takeover[0]}")
-        # Where the tensor-core kernel measured faster than the register-blocked one, per problem.
+        # Where a tensor-core kernel (the faster of the two) measured faster than the register-blocked
+        # one, per problem.
         crossings = []
         for m, n, layout in problems:
             at = lambda kern, k: [num(r, "gflops") for r in mine if (r["m"], r["n"], r["layout"]) == (m, n, layout)
-                                  and kernel(r) == kern and int(num(r, "k")) == k]
+                                  and kernel(r).startswith(kern) and int(num(r, "k")) == k]
             ks = sorted({int(num(r, "k")) for r in mine if (r["m"], r["n"], r["layout"]) == (m, n, layout)})
             ahead = [k for k in ks if at("tensor cores", k) and at("register-blocked", k)
-                     and at("tensor cores", k)[0] > at("register-blocked", k)[0]]
+                     and max(at("tensor cores", k)) > at("register-blocked", k)[0]]
             if ahead:
                 crossings.append(f"k = {ahead[0]}: {m} × {n} {layout}")
         if crossings:
