@@ -1,5 +1,5 @@
 // Step 16's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
-// every group of the register-blocked kernel and, in bf16, of the tensor-core kernel, each verified
+// every group of the register-blocked kernel and, in bf16, of both tensor-core kernels, each verified
 // first, and writes a CSV table: one row a (k, kernel, group), with the fastest of each k marked and
 // the chooser's pick beside it, so that the chooser's rule can be checked against measurements.
 #include <cuda_runtime.h>
@@ -34,7 +34,7 @@ struct Row {
 };
 
 // Every group of the register-blocked kernel that k fills at least half of, and in bf16 on a
-// GPU with tensor cores every group of the tensor-core kernel.
+// GPU with tensor cores every such group of both tensor-core kernels.
 template <class T>
 std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_t m, std::int64_t n, int k,
                                      gemv::Layout layout) {
