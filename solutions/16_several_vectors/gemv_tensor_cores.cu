@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gemv_several.cuh"
+#include "mma_bf16.cuh"
 #include "realign.cuh"
 
 // How far the tensor cores' float sums may stray, against the bound every step keeps,
@@ -31,24 +32,6 @@ namespace {
 
 using bf16 = __nv_bfloat16;
 constexpr int kThreads = several::kTensorThreads;
-
-// D = A·B for one 16 × 8 × 16 fragment (bf16 in, float out) from a zero accumulator: PTX's
-// mma.sync.m16n8k16. A lane (g, t) = (lane / 4, lane % 4) holds, as pairs of bf16 in 32 bits,
-//   a[0] = A(g, 2t..2t+1), a[1] = A(g+8, 2t..2t+1), a[2] = A(g, 2t+8..2t+9), a[3] = A(g+8, 2t+8..2t+9),
-//   b0 = B(2t..2t+1, g), b1 = B(2t+8..2t+9, g),
-// and gets d[0..1] = D(g, 2t..2t+1), d[2..3] = D(g+8, 2t..2t+1).
-__device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                            std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%10,%10,%10,%10};\n"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(0.0f));
-#else
-    __trap();  // bf16 MMA needs compute capability 8.0; the chooser never comes here below it
-#endif
-}
 
 // The eight bf16 at columns j .. j + 7 of a line of the matrix that starts at `line`, as four
 // 32-bit pairs, zero outside the columns [lo, hi): one element at a time. Only the edges of a

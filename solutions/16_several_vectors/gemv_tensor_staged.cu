@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "gemv_several.cuh"
+#include "mma_bf16.cuh"
 
 // The tensor cores, fed through shared memory: a block of 8 warps copies chunks of kStagedCols
 // columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
@@ -45,20 +46,6 @@ __device__ __forceinline__ void commit_copies() {
 template <int pending>
 __device__ __forceinline__ void wait_copies() {  // until at most `pending` groups are in flight
     asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
-}
-
-// D = A·B for one 16 × 8 × 16 fragment from a zero accumulator (see gemv_tensor_cores.cu).
-__device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                            std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%10,%10,%10,%10};\n"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(0.0f));
-#else
-    __trap();  // bf16 MMA needs compute capability 8.0; the chooser never comes here below it
-#endif
 }
 
 // Xp[v][j] = X[v·n + j] for j < n, zero up to ldx columns (a multiple of 8): every vector of X

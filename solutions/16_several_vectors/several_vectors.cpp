@@ -101,16 +101,26 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
     return p;
 }
 
-Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
+namespace {
+
+// The start of both tensor-core plans: k and the group checked, the groups of vectors counted.
+Plan tensor_plan(Kernel kernel, int k, int group, const char* name, const char* per) {
     require_k(k);
     if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
-        throw gemv::UsageError("the tensor-core kernel keeps 8, 16, 32 or 64 vectors a warp, not " +
-                               std::to_string(group));
+        throw gemv::UsageError(std::string("the ") + name + " kernel keeps 8, 16, 32 or 64 vectors a " + per +
+                               ", not " + std::to_string(group));
     Plan p;
-    p.kernel = Kernel::tensor_cores;
+    p.kernel = kernel;
     p.group = group;
     p.threads = kTensorThreads;
     p.groups = static_cast<int>(several::div_up(k, group));
+    return p;
+}
+
+}  // namespace
+
+Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
+    Plan p = tensor_plan(Kernel::tensor_cores, k, group, "tensor-core", "warp");
     const bool row = layout == gemv::Layout::row;
     while (p.shared * 2 <= std::min(p.groups, 8)) p.shared *= 2;
     // Row-major: a block holds 128 / shared rows of a span of 128 (see the kernel); column-major:
@@ -124,16 +134,8 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm) {
-    require_k(k);
     (void)layout;  // both layouts take the same grid
-    if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
-        throw gemv::UsageError("the staged tensor-core kernel keeps 8, 16, 32 or 64 vectors a block, not " +
-                               std::to_string(group));
-    Plan p;
-    p.kernel = Kernel::tensor_staged;
-    p.group = group;
-    p.threads = kTensorThreads;
-    p.groups = static_cast<int>(several::div_up(k, group));
+    Plan p = tensor_plan(Kernel::tensor_staged, k, group, "staged tensor-core", "block");
     p.blocks = several::div_up(m, kStagedRows) * p.groups;
     require_grid(p.blocks);
     const std::int64_t chunks = several::div_up(n, kStagedCols);
