@@ -142,9 +142,10 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
 // END EXCERPT staged-multiply
 
 // BEGIN EXCERPT staged-kernel
-// The grid: x the blocks of kRows rows times the groups of 8·T vectors, y slices of `per` columns
-// (a multiple of kCols); where there are several, partial sums are added into a zeroed Y. Vector
-// v of X starts at X + v·ldx; a_even and x_even: n and ldx are even (see multiply_chunk).
+// The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
+// `per` columns (a multiple of kCols); where there are several, partial sums are added into a
+// zeroed Y. Vector v of X starts at X + v·ldx; a_even and x_even: n and ldx are even (see
+// multiply_chunk).
 template <bool row, int T, bool a_even, bool x_even>
 __global__ void __launch_bounds__(kThreads)
     tensor_staged(const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
@@ -252,8 +253,8 @@ void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t l
             std::int64_t n, int k, cudaStream_t s) {
     prepared<row, T, a_even, x_even>();
     tensor_staged<row, T, a_even, x_even>
-        <<<dim3(unsigned(p.blocks), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
-            A, X, ldx, Y, m, n, k, p.per, several::div_up(m, kRows), p.atomic());
+        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
+            A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
 // n even: every pair of columns aligned; n odd, X read where it lies (x_even false) or packed.
@@ -272,7 +273,7 @@ void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t l
 
 gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
     gemv::Launch l;
-    l.grid = dim3(unsigned(p.blocks), unsigned(p.slices));
+    l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
     l.block = dim3(unsigned(p.threads));
     l.dynamic_shared = shared_bytes_for(p.group, layout);
     l.kernel = prepared_for(p.group, layout);

@@ -136,14 +136,15 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
                         int blocks_per_sm) {
     (void)layout;  // both layouts take the same grid
     Plan p = tensor_plan(Kernel::tensor_staged, k, group, "staged tensor-core", "block");
-    p.blocks = several::div_up(m, kStagedRows) * p.groups;
-    require_grid(p.blocks);
+    p.blocks = several::div_up(m, kStagedRows);
+    require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
     const std::int64_t chunks = several::div_up(n, kStagedCols);
     const std::int64_t slots = std::int64_t(std::max(1, sm_count)) * std::max(1, blocks_per_sm);
     std::int64_t slices = 1;
     double best = 0;
     for (std::int64_t s = 1; s <= std::min<std::int64_t>(chunks, 1024); ++s) {
-        const double cost = double(several::div_up(p.blocks * s, slots)) * double(several::div_up(chunks, s) + 2);
+        const double cost =
+            double(several::div_up(p.blocks * p.groups * s, slots)) * double(several::div_up(chunks, s) + 2);
         if (s == 1 || cost < best * 0.999) best = cost, slices = s;
     }
     p.per = several::div_up(chunks, slices) * kStagedCols;

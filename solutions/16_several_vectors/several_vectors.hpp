@@ -54,7 +54,7 @@ const char* to_string(Kernel kernel);
 // One launch: blocks of rows, grid.y slices of the columns (the partial sums of a row are added
 // into a zeroed Y with atomicAdd when there are several), and groups of `group` vectors (A is read
 // once for each group). The register-blocked kernel puts the groups in grid.z; the tensor-core
-// kernel in grid.x beside the blocks (blocks × groups), so that the groups of one block of rows
+// kernels in grid.x beside the blocks (blocks × groups), so that the groups of one block of rows
 // run side by side and read A's bytes from L2 the second time.
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
