@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "device.hpp"
 #include "several_vectors.hpp"
@@ -31,6 +32,24 @@ void gemv_tensor_staged(const several::Plan& plan, gemv::Layout layout, const __
 // plan_tensor_staged.
 gemv::Launch tensor_staged_launch(const several::Plan& plan, gemv::Layout layout);
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
+
+namespace several {
+// The tensor-core kernels are compiled for T = group / 8 tiles of 8 vectors (groups 8, 16, 32
+// and 64): f(std::integral_constant<int, T>{}) for a plan's group.
+template <class F>
+decltype(auto) with_tiles(int group, F&& f) {
+    switch (group) {
+        case 8:
+            return f(std::integral_constant<int, 1>{});
+        case 16:
+            return f(std::integral_constant<int, 2>{});
+        case 32:
+            return f(std::integral_constant<int, 4>{});
+        default:
+            return f(std::integral_constant<int, 8>{});
+    }
+}
+}  // namespace several
 
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);

@@ -291,16 +291,7 @@ const void* kernel_of(gemv::Layout layout) {
 }  // namespace
 
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout) {
-    switch (group) {
-        case 8:
-            return kernel_of<1>(layout);
-        case 16:
-            return kernel_of<2>(layout);
-        case 32:
-            return kernel_of<4>(layout);
-        default:
-            return kernel_of<8>(layout);
-    }
+    return several::with_tiles(group, [&](auto tiles) { return kernel_of<decltype(tiles)::value>(layout); });
 }
 
 void gemv_tensor_cores(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y,
@@ -308,19 +299,6 @@ void gemv_tensor_cores(const several::Plan& p, gemv::Layout layout, const bf16* 
     if (p.kernel != several::Kernel::tensor_cores || p.threads != kThreads)
         throw std::logic_error("gemv_tensor_cores needs a plan from plan_tensor_cores");
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
-    switch (p.group) {
-        case 8:
-            launch<1>(p, layout, A, X, Y, m, n, k, s);
-            break;
-        case 16:
-            launch<2>(p, layout, A, X, Y, m, n, k, s);
-            break;
-        case 32:
-            launch<4>(p, layout, A, X, Y, m, n, k, s);
-            break;
-        default:
-            launch<8>(p, layout, A, X, Y, m, n, k, s);
-            break;
-    }
+    several::with_tiles(p.group, [&](auto tiles) { launch<decltype(tiles)::value>(p, layout, A, X, Y, m, n, k, s); });
     GEMV_CUDA_CHECK_LAUNCH();
 }

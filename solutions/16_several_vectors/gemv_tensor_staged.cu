@@ -222,30 +222,14 @@ const void* prepared(gemv::Layout layout) {
 }
 
 const void* prepared_for(int group, gemv::Layout layout) {
-    switch (group) {
-        case 8:
-            return prepared<1>(layout);
-        case 16:
-            return prepared<2>(layout);
-        case 32:
-            return prepared<4>(layout);
-        default:
-            return prepared<8>(layout);
-    }
+    return several::with_tiles(group, [&](auto tiles) { return prepared<decltype(tiles)::value>(layout); });
 }
 
 std::size_t shared_bytes_for(int group, gemv::Layout layout) {
-    const bool row = layout == gemv::Layout::row;
-    switch (group) {
-        case 8:
-            return row ? shared_bytes<true, 1>() : shared_bytes<false, 1>();
-        case 16:
-            return row ? shared_bytes<true, 2>() : shared_bytes<false, 2>();
-        case 32:
-            return row ? shared_bytes<true, 4>() : shared_bytes<false, 4>();
-        default:
-            return row ? shared_bytes<true, 8>() : shared_bytes<false, 8>();
-    }
+    return several::with_tiles(group, [&](auto tiles) -> std::size_t {
+        constexpr int T = decltype(tiles)::value;
+        return layout == gemv::Layout::row ? shared_bytes<true, T>() : shared_bytes<false, T>();
+    });
 }
 
 template <bool row, int T, bool a_even, bool x_even>
@@ -304,21 +288,13 @@ void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16*
         X = Xp;
     }
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
-    const bool row = layout == gemv::Layout::row;
-    switch (p.group) {
-        case 8:
-            row ? launch<true, 1>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 1>(p, A, X, ldx, Y, m, n, k, s);
-            break;
-        case 16:
-            row ? launch<true, 2>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 2>(p, A, X, ldx, Y, m, n, k, s);
-            break;
-        case 32:
-            row ? launch<true, 4>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 4>(p, A, X, ldx, Y, m, n, k, s);
-            break;
-        default:
-            row ? launch<true, 8>(p, A, X, ldx, Y, m, n, k, s) : launch<false, 8>(p, A, X, ldx, Y, m, n, k, s);
-            break;
-    }
+    several::with_tiles(p.group, [&](auto tiles) {
+        constexpr int T = decltype(tiles)::value;
+        if (layout == gemv::Layout::row)
+            launch<true, T>(p, A, X, ldx, Y, m, n, k, s);
+        else
+            launch<false, T>(p, A, X, ldx, Y, m, n, k, s);
+    });
     GEMV_CUDA_CHECK_LAUNCH();
     if (pack) GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
 }
