@@ -78,53 +78,51 @@ TEMPLATE_TEST_CASE("step 16: the register-blocked kernel is right for every grou
             }
 }
 
-TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
+// Both tensor-core kernels' cases: bf16 on every awkward shape, both layouts, every k, with every
+// group that k fills more than one tile of (and 8 always): check(layout, d, k, g, problem).
+template <class Check>
+void for_each_tensor_case(std::uint64_t seed, Check check) {
     if (cc_major() < 8) {
         WARN("bf16 tensor cores need compute capability 8.0: nothing to check on this GPU");
         return;
     }
-    const int sms = sm_count();
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const auto& d : shapes())
             for (int k : vectors_for(d)) {
-                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, 31, k);
+                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, seed, k);
                 for (int g : several::kTensorGroups) {
                     if (g > 8 && g / 2 >= k) continue;  // groups with more than one empty tile
-                    const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, g, sms);
-                    require_right<__nv_bfloat16>(
-                        p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-                        what<__nv_bfloat16>(d, layout, k,
-                                            "tensor cores, " + std::to_string(g) + " vectors a block, " +
-                                                std::to_string(plan.slices) + " slices"));
+                    check(layout, d, k, g, p);
                 }
             }
 }
 
-TEST_CASE("step 16: the staged tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
-    if (cc_major() < 8) {
-        WARN("bf16 tensor cores need compute capability 8.0: nothing to check on this GPU");
-        return;
-    }
+TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
     const int sms = sm_count();
-    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
-        for (const auto& d : shapes())
-            for (int k : vectors_for(d)) {
-                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, 41, k);
-                for (int g : several::kTensorGroups) {
-                    if (g > 8 && g / 2 >= k) continue;  // groups with more than one empty tile
-                    // The plan's slices, and many more (as on a GPU with many more SMs): both the
-                    // stored and the added partial sums.
-                    for (int blocks_per_sm : {tensor_staged_blocks_per_sm(g, layout), 64}) {
-                        const several::Plan plan =
-                            several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
-                        require_right<__nv_bfloat16>(
-                            p, [&] { gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-                            what<__nv_bfloat16>(d, layout, k,
-                                                "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
-                                                    std::to_string(plan.slices) + " slices"));
-                    }
-                }
-            }
+    for_each_tensor_case(31, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+        const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, g, sms);
+        require_right<__nv_bfloat16>(
+            p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+            what<__nv_bfloat16>(
+                d, layout, k,
+                "tensor cores, " + std::to_string(g) + " vectors a warp, " + std::to_string(plan.slices) + " slices"));
+    });
+}
+
+TEST_CASE("step 16: the staged tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
+    const int sms = sm_count();
+    for_each_tensor_case(41, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+        // The plan's slices, and many more (as on a GPU with many more SMs): both the stored and
+        // the added partial sums.
+        for (int blocks_per_sm : {tensor_staged_blocks_per_sm(g, layout), 64}) {
+            const several::Plan plan = several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
+            require_right<__nv_bfloat16>(
+                p, [&] { gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                what<__nv_bfloat16>(d, layout, k,
+                                    "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
+                                        std::to_string(plan.slices) + " slices"));
+        }
+    });
 }
 
 TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same Y", "[step16][gpu]", float,
