@@ -133,22 +133,8 @@ TEMPLATE_TEST_CASE("step 16: the chooser's pick is right, run twice on the same 
             for (int k : kVectors) {
                 gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
                 const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, layout, major);
-                const auto run = [&] {
-                    if constexpr (std::is_same_v<TestType, __nv_bfloat16>) {
-                        if (c.kernel == several::Kernel::tensor_cores) {
-                            const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, c.group, sms);
-                            gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
-                            return;
-                        } else if (c.kernel == several::Kernel::tensor_staged) {
-                            const several::Plan plan = several::plan_tensor_staged(
-                                d.m, d.n, k, layout, c.group, sms, tensor_staged_blocks_per_sm(c.group, layout));
-                            gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
-                            return;
-                        }
-                    }
-                    const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, c.group, sms);
-                    gemv_register_blocked<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
-                };
+                const several::Plan plan = plan_of(c, d.m, d.n, k, layout, sms);
+                const auto run = [&] { gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); };
                 const std::string w =
                     what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
                 require_right<TestType>(p, run, w);

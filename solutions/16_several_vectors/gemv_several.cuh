@@ -54,6 +54,32 @@ decltype(auto) with_tiles(int group, F&& f) {
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
 
+// Any plan's kernel (the tensor-core kernels take bf16 only), and the plan of the chooser's pick
+// on this GPU: for the tuner and the tests, which run plans of every kernel.
+template <class T>
+void gemv_planned(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y, std::int64_t m,
+                  std::int64_t n, int k, cudaStream_t stream) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        if (plan.kernel == several::Kernel::tensor_cores)
+            return gemv_tensor_cores(plan, layout, A, X, Y, m, n, k, stream);
+        if (plan.kernel == several::Kernel::tensor_staged)
+            return gemv_tensor_staged(plan, layout, A, X, Y, m, n, k, stream);
+    }
+    gemv_register_blocked<T>(plan, layout, A, X, Y, m, n, k, stream);
+}
+inline several::Plan plan_of(const several::Choice& choice, std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
+                             int sm_count) {
+    switch (choice.kernel) {
+        case several::Kernel::tensor_cores:
+            return several::plan_tensor_cores(m, n, k, layout, choice.group, sm_count);
+        case several::Kernel::tensor_staged:
+            return several::plan_tensor_staged(m, n, k, layout, choice.group, sm_count,
+                                               tensor_staged_blocks_per_sm(choice.group, layout));
+        default:
+            return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
+    }
+}
+
 // The launch to report (occupancy) for a plan.
 template <class T>
 gemv::Launch launch_of(const several::Plan& plan, gemv::Layout layout);

@@ -60,16 +60,7 @@ bool time_plans(const gemv::Options& o, const gemv::DeviceFacts& facts, gemv::De
     const gemv::Layout layout = o.shape.layout;
     for (const several::Plan& p : plans) {
         const auto run = [&](cudaStream_t s) {
-            if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-                if (p.kernel == several::Kernel::tensor_cores) {
-                    gemv_tensor_cores(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
-                    return;
-                } else if (p.kernel == several::Kernel::tensor_staged) {
-                    gemv_tensor_staged(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
-                    return;
-                }
-            }
-            gemv_register_blocked<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
+            gemv_planned<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
         };
         if (o.verify) {
             problem.poison();
