@@ -139,6 +139,14 @@ TEST_CASE("step 16: the staged kernel's slices fill whole waves of blocks", "[st
     // Few rows: sliced; rows for many waves: one slice.
     REQUIRE(several::plan_tensor_staged(128, 1 << 20, 8, Layout::row, 8, 132, 2).slices > 100);
     REQUIRE(several::plan_tensor_staged(1 << 22, 1024, 8, Layout::row, 8, 132, 2).slices == 1);
+    // X packed only with 32 vectors or more, an odd n and X small beside A; then counted twice more.
+    REQUIRE(several::plan_tensor_staged(12345, 43483, 64, Layout::col, 64, 132, 2).pack_x);
+    REQUIRE_FALSE(several::plan_tensor_staged(12345, 43483, 16, Layout::col, 16, 132, 2).pack_x);
+    REQUIRE_FALSE(several::plan_tensor_staged(12346, 43482, 64, Layout::col, 64, 132, 2).pack_x);
+    REQUIRE_FALSE(several::plan_tensor_staged(33, 4194301, 64, Layout::col, 64, 132, 2).pack_x);
+    const several::Plan packed = several::plan_tensor_staged(12345, 43483, 64, Layout::col, 64, 132, 2);
+    REQUIRE(several::traffic_of(packed, 12345, 43483, 64, Layout::col).x_elems ==
+            (several::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
 }
 
 TEST_CASE("step 16: few rows are sliced along the columns; many rows are not", "[step16]") {

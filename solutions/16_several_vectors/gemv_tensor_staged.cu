@@ -275,10 +275,7 @@ void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16*
                         std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::tensor_staged || p.threads != kThreads)
         throw std::logic_error("gemv_tensor_staged needs a plan from plan_tensor_staged");
-    // With 32 vectors a block or more and an odd n, pairs of X's columns read as 2 bytes each
-    // cost the multiplies more than an aligned copy of X costs, where X is small beside A (m at
-    // least 16·k: the copy reads and writes X, at most an eighth of A's bytes).
-    const bool pack = n % 2 != 0 && p.group >= 32 && m >= 16 * std::int64_t(k);
+    const bool pack = p.pack_x;  // the plan says where (plan_tensor_staged)
     const std::int64_t ldx = pack ? several::div_up(n, 8) * 8 : n;
     bf16* Xp = nullptr;
     if (pack) {

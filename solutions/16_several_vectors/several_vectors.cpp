@@ -149,6 +149,7 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
     }
     p.per = several::div_up(chunks, slices) * kStagedCols;
     p.slices = static_cast<int>(several::div_up(n, p.per));
+    p.pack_x = n % 2 != 0 && group >= 32 && m >= 16 * std::int64_t(k);
     return p;
 }
 
@@ -196,7 +197,7 @@ gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, g
     gemv::Traffic t;
     t.a_elems = mn * p.groups;
     if (p.kernel == Kernel::tensor_staged)
-        t.x_elems = double(several::div_up(m, kStagedRows)) * nk;
+        t.x_elems = (double(several::div_up(m, kStagedRows)) + (p.pack_x ? 2 : 0)) * nk;
     else if (p.kernel == Kernel::tensor_cores)
         t.x_elems = double(several::div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
     else if (layout == gemv::Layout::col)

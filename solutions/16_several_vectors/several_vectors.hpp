@@ -66,6 +66,7 @@ struct Plan {
     std::int64_t per = 0;     // columns of A a slice takes
     int groups = 1;           // ceil(k / group)
     int shared = 1;           // tensor cores: groups of vectors a block holds side by side (1, 2, 4, 8)
+    bool pack_x = false;      // staged: X copied first into vectors that start on 16 bytes
     bool atomic() const { return slices > 1; }
 };
 
@@ -113,6 +114,9 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 // The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
 // occupancy API): the slices are the count whose waves of blocks take the least time, a block
 // costing its chunks plus two for filling its pipeline, so that the last wave is not mostly empty.
+// X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
+// (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's
+// columns read as 2 bytes each cost the multiplies more than the copy.
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm);
 
@@ -166,8 +170,8 @@ constexpr bool tensor_cores_take_float = false;
 // Register-blocked, column-major: a lane R rows 32 apart; A once a group, and a warp's 32 lanes
 // share each X value (one broadcast load a warp for 32·R rows). Row-major: a warp adds up R rows,
 // each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a warp
-// (16 rows row-major, 64 column-major); staged, X once a block of kStagedRows rows. Y: once, or
-// once a slice (atomicAdd).
+// (16 rows row-major, 64 column-major); staged, X once a block of kStagedRows rows, and twice more
+// where it is packed first. Y: once, or once a slice (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace several
