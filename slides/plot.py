@@ -1069,7 +1069,8 @@ def roofline_figure(name, files, out):
     precisions = [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]
     fig, axes = plt.subplots(1, max(1, len(precisions)), figsize=(13, 5.2), dpi=120, squeeze=False)
     kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
-    colors = {"register-blocked": "#1f77b4", "tensor cores": "#d62728", "tensor cores, staged": "#ff7f0e",
+    colors = {"register-blocked": "#1f77b4", "FMA, staged": "#2ca02c", "tensor cores": "#d62728",
+              "tensor cores, staged": "#ff7f0e",
               "cublasSgemm": "#555555", "cublasGemmEx": "#555555"}
     markers = "osD^v<>p"
     for ax, precision in zip(axes[0], precisions):

@@ -118,6 +118,15 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                         REQUIRE(st.per % several::kStagedCols == 0);
                         REQUIRE(st.groups * st.group >= k);
                         REQUIRE((st.groups - 1) * st.group < k);
+                        const several::Plan fs = several::plan_fma_staged(
+                            m, n, k, layout, several::group_for(several::Kernel::fma_staged, k), 132, blocks_per_sm);
+                        REQUIRE(fs.blocks * several::kFmaRows >= m);
+                        REQUIRE((fs.blocks - 1) * several::kFmaRows < m);
+                        REQUIRE(std::int64_t(fs.slices) * fs.per >= n);
+                        REQUIRE(std::int64_t(fs.slices - 1) * fs.per < n);
+                        REQUIRE(fs.per % several::kFmaCols == 0);
+                        REQUIRE(fs.groups * fs.group >= k);
+                        REQUIRE((fs.groups - 1) * fs.group < k);
                     }
                 }
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 0, Layout::row, 1, 132), gemv::UsageError);
@@ -125,6 +134,8 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 4, Layout::row, 3, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_cores(10, 10, 4, Layout::row, 12, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_staged(10, 10, 4, Layout::row, 12, 132, 2), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 4, Layout::row, 16 + 1, 132, 2), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 0, Layout::col, 8, 132, 2), gemv::UsageError);
 }
 
 TEST_CASE("step 16: the staged kernel's slices fill whole waves of blocks", "[step16]") {
@@ -147,6 +158,37 @@ TEST_CASE("step 16: the staged kernel's slices fill whole waves of blocks", "[st
     const several::Plan packed = several::plan_tensor_staged(12345, 43483, 64, Layout::col, 64, 132, 2);
     REQUIRE(several::traffic_of(packed, 12345, 43483, 64, Layout::col).x_elems ==
             (several::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
+}
+
+TEST_CASE("step 16: float takes the staged FMA kernel where it pays, the register-blocked one elsewhere", "[step16]") {
+    const auto kernel = [](std::int64_t m, std::int64_t n, int k, Layout layout) {
+        return several::choose(Precision::f32, m, n, k, layout, 9).kernel;
+    };
+    for (int k : {1, 2, 3, 4, 15, 16, 17, 64, 256}) {
+        INFO("k " << k);
+        // Column-major from 4 vectors, row-major (its tile transposed) from 16.
+        REQUIRE((kernel(4096, 4096, k, Layout::col) == several::Kernel::fma_staged) == (k >= 4));
+        REQUIRE((kernel(4096, 4096, k, Layout::row) == several::Kernel::fma_staged) == (k >= 16));
+        // A quarter of a block's rows at least; in column-major a chunk's columns.
+        REQUIRE(kernel(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::col) == several::Kernel::register_blocked);
+        REQUIRE(kernel(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::row) == several::Kernel::register_blocked);
+        REQUIRE(kernel(1 << 20, several::kFmaCols - 1, k, Layout::col) == several::Kernel::register_blocked);
+        const several::Choice c = several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9);
+        REQUIRE(c.group == several::group_for(c.kernel, k));
+    }
+    // Its copies (cp.async) need compute capability 8.0.
+    REQUIRE(several::choose(Precision::f32, 4096, 4096, 64, Layout::col, 7).kernel ==
+            several::Kernel::register_blocked);
+}
+
+TEST_CASE("step 16: the staged FMA kernel packs X where n is not a multiple of 4 and X is small", "[step16]") {
+    REQUIRE(several::plan_fma_staged(12345, 43483, 16, Layout::col, 16, 132, 2).pack_x);
+    REQUIRE_FALSE(several::plan_fma_staged(12345, 43484, 16, Layout::col, 16, 132, 2).pack_x);
+    REQUIRE_FALSE(several::plan_fma_staged(100, 43483, 16, Layout::col, 16, 132, 2).pack_x);  // m < 16·k
+    const several::Plan packed = several::plan_fma_staged(12345, 43483, 64, Layout::row, 64, 132, 2);
+    REQUIRE(packed.pack_x);
+    REQUIRE(several::traffic_of(packed, 12345, 43483, 64, Layout::row).x_elems ==
+            (several::div_up(12345, several::kFmaRows) + 2) * 43483.0 * 64);
 }
 
 TEST_CASE("step 16: few rows are sliced along the columns; many rows are not", "[step16]") {
@@ -220,9 +262,6 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 where they pay, FP32
     // Too few columns for a step: the register-blocked kernel.
     REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
-    for (int k : {1, 16, 64, 256})
-        REQUIRE(several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9).kernel ==
-                several::Kernel::register_blocked);
     REQUIRE_FALSE(several::tensor_cores_take_float);
     REQUIRE(several::group_for(several::Kernel::register_blocked, 3) == 4);
     REQUIRE(several::group_for(several::Kernel::register_blocked, 17) == 16);

@@ -1,7 +1,7 @@
 // Step 16: every kernel, and the chooser's pick, is right on the awkward shapes for k = 1 … 256,
 // both layouts, float and bf16: every element of Y within the bound of a float sum of the stored
 // values. The tensor cores (both kernels) where the GPU has bf16 MMA (compute capability 8.0 or
-// later).
+// later); the staged FMA kernel in float.
 #include <string>
 
 #include "device_problem.cuh"
@@ -78,18 +78,19 @@ TEMPLATE_TEST_CASE("step 16: the register-blocked kernel is right for every grou
             }
 }
 
-// Both tensor-core kernels' cases: bf16 on every awkward shape, both layouts, every k, with every
-// group that k fills more than one tile of (and 8 always): check(layout, d, k, g, problem).
-template <class Check>
-void for_each_tensor_case(std::uint64_t seed, Check check) {
-    if (cc_major() < 8) {
+// The cases of the kernels that keep 8·T vectors (both tensor-core kernels in bf16, the staged FMA
+// kernel in float): every awkward shape, both layouts, every k, with every group that k fills more
+// than one tile of (and 8 always): check(layout, d, k, g, problem).
+template <class T, class Check>
+void for_each_tiled_case(std::uint64_t seed, Check check) {
+    if (std::is_same_v<T, __nv_bfloat16> && cc_major() < 8) {
         WARN("bf16 tensor cores need compute capability 8.0: nothing to check on this GPU");
         return;
     }
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const auto& d : shapes())
             for (int k : vectors_for(d)) {
-                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, seed, k);
+                gemv::DeviceProblem<T> p(gemv::Shape{d.m, d.n, layout}, seed, k);
                 for (int g : several::kTensorGroups) {
                     if (g > 8 && g / 2 >= k) continue;  // groups with more than one empty tile
                     check(layout, d, k, g, p);
@@ -99,7 +100,7 @@ void for_each_tensor_case(std::uint64_t seed, Check check) {
 
 TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
     const int sms = sm_count();
-    for_each_tensor_case(31, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+    for_each_tiled_case<__nv_bfloat16>(31, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
         const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, g, sms);
         require_right<__nv_bfloat16>(
             p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
@@ -111,7 +112,7 @@ TEST_CASE("step 16: the tensor-core kernel is right for every group, shape, layo
 
 TEST_CASE("step 16: the staged tensor-core kernel is right for every group, shape, layout and k", "[step16][gpu]") {
     const int sms = sm_count();
-    for_each_tensor_case(41, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+    for_each_tiled_case<__nv_bfloat16>(41, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
         // The plan's slices, and many more (as on a GPU with many more SMs): both the stored and
         // the added partial sums.
         for (int blocks_per_sm : {tensor_staged_blocks_per_sm(g, layout), 64}) {
@@ -122,6 +123,24 @@ TEST_CASE("step 16: the staged tensor-core kernel is right for every group, shap
                                     "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
                                         std::to_string(plan.slices) + " slices"));
         }
+    });
+}
+
+TEST_CASE("step 16: the staged FMA kernel is right for every group, shape, layout and k", "[step16][gpu]") {
+    const int sms = sm_count();
+    for_each_tiled_case<float>(43, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+        // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
+        // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
+        for (int blocks_per_sm : {fma_staged_blocks_per_sm(g, layout), 64})
+            for (bool pack : {false, true}) {
+                several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
+                plan.pack_x = pack;
+                require_right<float>(
+                    p, [&] { gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                    what<float>(d, layout, k,
+                                "FMA, staged, " + std::to_string(g) + " vectors a block, " +
+                                    std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "")));
+            }
     });
 }
 

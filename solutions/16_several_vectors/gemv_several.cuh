@@ -33,8 +33,15 @@ void gemv_tensor_staged(const several::Plan& plan, gemv::Layout layout, const __
 gemv::Launch tensor_staged_launch(const several::Plan& plan, gemv::Layout layout);
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
 
+// Float on FP32 FMA fed through shared memory (gemv_fma_staged.cu): the same staging, a thread
+// keeping 2 rows × 4·T vectors of sums. Its launch and blocks an SM, for plan_fma_staged.
+void gemv_fma_staged(const several::Plan& plan, gemv::Layout layout, const float* A, const float* X, float* Y,
+                     std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
+gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);
+int fma_staged_blocks_per_sm(int group, gemv::Layout layout);
+
 namespace several {
-// The tensor-core kernels are compiled for T = group / 8 tiles of 8 vectors (groups 8, 16, 32
+// The tensor-core kernels and the staged FMA kernel are compiled for T = group / 8 tiles of 8 vectors (groups 8, 16, 32
 // and 64): f(std::integral_constant<int, T>{}) for a plan's group.
 template <class F>
 decltype(auto) with_tiles(int group, F&& f) {
@@ -54,8 +61,9 @@ decltype(auto) with_tiles(int group, F&& f) {
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
 
-// Any plan's kernel (the tensor-core kernels take bf16 only), and the plan of the chooser's pick
-// on this GPU: for the tuner and the tests, which run plans of every kernel.
+// Any plan's kernel (the tensor-core kernels take bf16 only, the staged FMA kernel float), and
+// the plan of the chooser's pick on this GPU: for the tuner and the tests, which run plans of every
+// kernel.
 template <class T>
 void gemv_planned(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y, std::int64_t m,
                   std::int64_t n, int k, cudaStream_t stream) {
@@ -64,6 +72,8 @@ void gemv_planned(const several::Plan& plan, gemv::Layout layout, const T* A, co
             return gemv_tensor_cores(plan, layout, A, X, Y, m, n, k, stream);
         if (plan.kernel == several::Kernel::tensor_staged)
             return gemv_tensor_staged(plan, layout, A, X, Y, m, n, k, stream);
+    } else {
+        if (plan.kernel == several::Kernel::fma_staged) return gemv_fma_staged(plan, layout, A, X, Y, m, n, k, stream);
     }
     gemv_register_blocked<T>(plan, layout, A, X, Y, m, n, k, stream);
 }
@@ -75,6 +85,9 @@ inline several::Plan plan_of(const several::Choice& choice, std::int64_t m, std:
         case several::Kernel::tensor_staged:
             return several::plan_tensor_staged(m, n, k, layout, choice.group, sm_count,
                                                tensor_staged_blocks_per_sm(choice.group, layout));
+        case several::Kernel::fma_staged:
+            return several::plan_fma_staged(m, n, k, layout, choice.group, sm_count,
+                                            fma_staged_blocks_per_sm(choice.group, layout));
         default:
             return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
     }

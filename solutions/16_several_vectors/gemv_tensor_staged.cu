@@ -5,6 +5,7 @@
 
 #include "gemv_several.cuh"
 #include "mma_bf16.cuh"
+#include "staged_copy.cuh"
 
 // The tensor cores, fed through shared memory: a block of 8 warps copies chunks of kStagedCols
 // columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
@@ -17,12 +18,10 @@ namespace {
 using bf16 = __nv_bfloat16;
 constexpr int kThreads = several::kTensorThreads;
 constexpr int kRows = several::kStagedRows, kCols = several::kStagedCols, kStages = several::kStagedStages;
-// A line in shared memory (a row of a row-major chunk, a column of a column-major one, a vector
-// of X) holds the aligned 16-byte granules that cover it: 8 elements more than the line, since it
-// may start anywhere in its first granule.
-constexpr int kPitchRow = kCols + 8;  // 72 elements, 9 granules
-constexpr int kPitchCol = kRows + 8;  // 136 elements, 17 granules
-constexpr int kPitchX = kCols + 8;
+// Lines in shared memory hold the 16-byte granules that cover them (staged_copy.cuh).
+constexpr int kPitchRow = staged::kPitch<bf16, kCols>;  // 72 elements, 9 granules
+constexpr int kPitchCol = staged::kPitch<bf16, kRows>;  // 136 elements, 17 granules
+constexpr int kPitchX = staged::kPitch<bf16, kCols>;
 template <bool row>
 __host__ __device__ constexpr int a_stage() {
     return row ? kRows * kPitchRow : kCols * kPitchCol;
@@ -36,18 +35,6 @@ constexpr int shared_bytes() {
     return kStages * (a_stage<row>() + x_stage<T>()) * int(sizeof(bf16));
 }
 
-__device__ __forceinline__ void copy16_async(void* shared, const void* global) {
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
-}
-__device__ __forceinline__ void commit_copies() {
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int pending>
-__device__ __forceinline__ void wait_copies() {  // until at most `pending` groups are in flight
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
-}
-
 // Xp[v][j] = X[v·n + j] for j < n, zero up to ldx columns (a multiple of 8): every vector of X
 // then starts on 16 bytes.
 __global__ void pack_x(const bf16* X, bf16* Xp, std::int64_t n, int k, std::int64_t ldx) {
@@ -59,47 +46,6 @@ __global__ void pack_x(const bf16* X, bf16* Xp, std::int64_t n, int k, std::int6
         to[e] = j < n ? from[v * n + j] : 0;
     }
 }
-
-// BEGIN EXCERPT staged-copy
-// The granule of `base` that starts at element e (a multiple of 8), into shared memory; by hand
-// at the end of the array, zero past it.
-__device__ __forceinline__ void copy_granule(bf16* to, const bf16* base, std::int64_t e, std::int64_t total) {
-    if (e + 8 <= total) {
-        copy16_async(to, base + e);
-        return;
-    }
-    const auto* from = reinterpret_cast<const unsigned short*>(base + e);
-#pragma unroll
-    for (int u = 0; u < 8; ++u) reinterpret_cast<unsigned short*>(to)[u] = e + u < total ? from[u] : 0;
-}
-
-// One chunk: kCols columns from jc of the block's rows from i0, and of its 8·T vectors from v0.
-// Each line (a row or a column of A, a vector of X) is copied as the aligned granules that cover
-// it, and starts (first element) mod 8 elements into them. Consecutive threads take consecutive
-// granules, so a warp's copies are contiguous along each line. Lines outside the matrix are left
-// as they are: a row past m only sums into rows that are not stored, a column or vector past the
-// end is masked by the multiply.
-template <bool row, int T>
-__device__ __forceinline__ void copy_chunk(bf16* sA, bf16* sX, const bf16* A, const bf16* X, std::int64_t m,
-                                           std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t jc,
-                                           int v0) {
-    constexpr int lines = row ? kRows : kCols, pitch = row ? kPitchRow : kPitchCol, granules = pitch / 8;
-#pragma unroll
-    for (int idx = threadIdx.x; idx < lines * granules; idx += kThreads) {
-        const int l = idx / granules, q = idx % granules;
-        if (row ? i0 + l >= m : jc + l >= n) continue;
-        const std::int64_t first = row ? (i0 + l) * n + jc : (jc + l) * m + i0;
-        copy_granule(sA + l * pitch + 8 * q, A, first / 8 * 8 + 8 * q, m * n);
-    }
-    constexpr int x_granules = kPitchX / 8;
-    for (int idx = threadIdx.x; idx < 8 * T * x_granules; idx += kThreads) {
-        const int v = idx / x_granules, q = idx % x_granules;
-        if (v0 + v >= k) continue;
-        const std::int64_t first = std::int64_t(v0 + v) * ldx + jc;
-        copy_granule(sX + v * kPitchX + 8 * q, X, first / 8 * 8 + 8 * q, ldx * k);
-    }
-}
-// END EXCERPT staged-copy
 
 // BEGIN EXCERPT staged-multiply
 // The warp's 16 rows of one chunk times 8·T vectors. A line starts in its granules at an offset:
@@ -160,9 +106,9 @@ __global__ void __launch_bounds__(kThreads)
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
     for (int s = 0; s < kStages - 1; ++s) {  // the first chunks in flight
         if (s < chunks)
-            copy_chunk<row, T>(sA + s * a_stage<row>(), sX + s * x_stage<T>(), A, X, m, n, k, ldx, i0, j0 + s * kCols,
-                               v0);
-        commit_copies();
+            staged::copy_chunk<bf16, row, kRows, kCols, 8 * T, kThreads>(sA + s * a_stage<row>(), sX + s * x_stage<T>(),
+                                                                         A, X, m, n, k, ldx, i0, j0 + s * kCols, v0);
+        staged::commit_copies();
     }
     // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
     // jc are multiples of 8 (row i starts i·n mod 8 in, vector v v·n mod 8; column-major A: see
@@ -172,13 +118,14 @@ __global__ void __launch_bounds__(kThreads)
     const int s_x = int(g * (ldx % 8) % 8);
     float sum[T][4] = {};
     for (int c = 0; c < chunks; ++c) {
-        wait_copies<kStages - 2>();  // chunk c is in
-        __syncthreads();             // for every thread, and every warp is done with chunk c - 1
+        staged::wait_copies<kStages - 2>();  // chunk c is in
+        __syncthreads();                     // for every thread, and every warp is done with chunk c - 1
         const int ahead = c + kStages - 1, slot = ahead % kStages;
         if (ahead < chunks)  // into the slot of chunk c - 1
-            copy_chunk<row, T>(sA + slot * a_stage<row>(), sX + slot * x_stage<T>(), A, X, m, n, k, ldx, i0,
-                               j0 + std::int64_t(ahead) * kCols, v0);
-        commit_copies();
+            staged::copy_chunk<bf16, row, kRows, kCols, 8 * T, kThreads>(sA + slot * a_stage<row>(),
+                                                                         sX + slot * x_stage<T>(), A, X, m, n, k, ldx,
+                                                                         i0, j0 + std::int64_t(ahead) * kCols, v0);
+        staged::commit_copies();
         const std::int64_t jc = j0 + std::int64_t(c) * kCols;
         const bf16* a = sA + c % kStages * a_stage<row>();
         const bf16* x = sX + c % kStages * x_stage<T>();
@@ -187,7 +134,7 @@ __global__ void __launch_bounds__(kThreads)
         else
             multiply_chunk<row, T, a_even, x_even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
     }
-    wait_copies<0>();
+    staged::wait_copies<0>();
     // d[0..1]: row g, vectors 2t and 2t + 1 of tile q; d[2..3]: row g + 8.
 #pragma unroll
     for (int q = 0; q < T; ++q)

@@ -45,6 +45,8 @@ const char* to_string(Kernel kernel) {
             return "tensor cores";
         case Kernel::tensor_staged:
             return "tensor cores, staged";
+        case Kernel::fma_staged:
+            return "FMA, staged";
         default:
             return "register-blocked";
     }
@@ -103,8 +105,9 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
 
 namespace {
 
-// The start of both tensor-core plans: k and the group checked, the groups of vectors counted.
-Plan tensor_plan(Kernel kernel, int k, int group, const char* name, const char* per) {
+// The start of the plans that keep 8·T vectors (both tensor-core kernels and the staged FMA one):
+// k and the group checked, the groups of vectors counted.
+Plan tile_plan(Kernel kernel, int k, int group, const char* name, const char* per) {
     require_k(k);
     if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
         throw gemv::UsageError(std::string("the ") + name + " kernel keeps 8, 16, 32 or 64 vectors a " + per +
@@ -120,7 +123,7 @@ Plan tensor_plan(Kernel kernel, int k, int group, const char* name, const char* 
 }  // namespace
 
 Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
-    Plan p = tensor_plan(Kernel::tensor_cores, k, group, "tensor-core", "warp");
+    Plan p = tile_plan(Kernel::tensor_cores, k, group, "tensor-core", "warp");
     const bool row = layout == gemv::Layout::row;
     while (p.shared * 2 <= std::min(p.groups, 8)) p.shared *= 2;
     // Row-major: a block holds 128 / shared rows of a span of 128 (see the kernel); column-major:
@@ -132,13 +135,13 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
     return p;
 }
 
-Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                        int blocks_per_sm) {
-    (void)layout;  // both layouts take the same grid
-    Plan p = tensor_plan(Kernel::tensor_staged, k, group, "staged tensor-core", "block");
-    p.blocks = several::div_up(m, kStagedRows);
-    require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
-    const std::int64_t chunks = several::div_up(n, kStagedCols);
+namespace {
+
+// The slices of a staged kernel's plan: the count whose waves of blocks take the least time, a
+// block costing its chunks plus two for filling its pipeline, so that the last wave is not mostly
+// empty.
+void slice_by_waves(Plan& p, std::int64_t n, int chunk_cols, int sm_count, int blocks_per_sm) {
+    const std::int64_t chunks = several::div_up(n, chunk_cols);
     const std::int64_t slots = std::int64_t(std::max(1, sm_count)) * std::max(1, blocks_per_sm);
     std::int64_t slices = 1;
     double best = 0;
@@ -147,9 +150,32 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
             double(several::div_up(p.blocks * p.groups * s, slots)) * double(several::div_up(chunks, s) + 2);
         if (s == 1 || cost < best * 0.999) best = cost, slices = s;
     }
-    p.per = several::div_up(chunks, slices) * kStagedCols;
+    p.per = several::div_up(chunks, slices) * chunk_cols;
     p.slices = static_cast<int>(several::div_up(n, p.per));
+}
+
+}  // namespace
+
+Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                        int blocks_per_sm) {
+    (void)layout;  // both layouts take the same grid
+    Plan p = tile_plan(Kernel::tensor_staged, k, group, "staged tensor-core", "block");
+    p.blocks = several::div_up(m, kStagedRows);
+    require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
+    slice_by_waves(p, n, kStagedCols, sm_count, blocks_per_sm);
     p.pack_x = n % 2 != 0 && group >= 32 && m >= 16 * std::int64_t(k);
+    return p;
+}
+
+Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                     int blocks_per_sm) {
+    (void)layout;  // both layouts take the same grid
+    Plan p = tile_plan(Kernel::fma_staged, k, group, "staged FMA", "block");
+    p.threads = kFmaThreads;
+    p.blocks = several::div_up(m, kFmaRows);
+    require_grid(p.blocks * p.groups);
+    slice_by_waves(p, n, kFmaCols, sm_count, blocks_per_sm);
+    p.pack_x = n % 4 != 0 && m >= 16 * std::int64_t(k);
     return p;
 }
 
@@ -169,6 +195,11 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
     return k >= 4 && m >= 64 && n >= kTensorStepCol;
 }
 
+bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
+    if (m < kFmaRows / 4) return false;
+    return layout == gemv::Layout::row ? k >= 16 : k >= 4 && n >= kFmaCols;
+}
+
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
     if (k == 1) return m >= 1024 && n >= 1024;
     if (layout == gemv::Layout::row) return m >= kStagedRows / 2 || k >= 32 || (m >= 16 && k >= 16);
@@ -186,6 +217,9 @@ Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, 
         return {Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most),
                 "bf16: tensor cores, 16-byte loads straight into the fragments"};
     }
+    if (precision == gemv::Precision::f32 && cc_major >= 8 && fma_staged_pays(m, n, k, layout))
+        return {Kernel::fma_staged, group_for(Kernel::fma_staged, k),
+                "float: FP32 FMA, A and X staged through shared memory (TF32 would miss the bound)"};
     std::string why = precision == gemv::Precision::f32 ? "float: FP32 FMA (TF32 would miss the bound)"
                       : cc_major < 8                    ? "no bf16 tensor cores on this GPU"
                                      : "bf16, but too few vectors, rows or columns for the tensor cores";
@@ -196,9 +230,10 @@ gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, g
     const double mn = double(m) * double(n), nk = double(n) * double(k);
     gemv::Traffic t;
     t.a_elems = mn * p.groups;
-    if (p.kernel == Kernel::tensor_staged)
-        t.x_elems = (double(several::div_up(m, kStagedRows)) + (p.pack_x ? 2 : 0)) * nk;
-    else if (p.kernel == Kernel::tensor_cores)
+    if (p.kernel == Kernel::tensor_staged || p.kernel == Kernel::fma_staged) {
+        const int rows = p.kernel == Kernel::tensor_staged ? kStagedRows : kFmaRows;
+        t.x_elems = (double(several::div_up(m, rows)) + (p.pack_x ? 2 : 0)) * nk;
+    } else if (p.kernel == Kernel::tensor_cores)
         t.x_elems = double(several::div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
     else if (layout == gemv::Layout::col)
         t.x_elems = double(several::div_up(m, 32 * p.rows_per_warp)) * nk;

@@ -48,7 +48,7 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops);
 
 // ---- The kernels' plans -----------------------------------------------------------------------
 
-enum class Kernel { register_blocked, tensor_cores, tensor_staged };
+enum class Kernel { register_blocked, tensor_cores, tensor_staged, fma_staged };
 const char* to_string(Kernel kernel);
 
 // One launch: blocks of rows, grid.y slices of the columns (the partial sums of a row are added
@@ -58,7 +58,7 @@ const char* to_string(Kernel kernel);
 // run side by side and read A's bytes from L2 the second time.
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
-    int group = 1;            // vectors a thread (register-blocked) or a block (tensor cores) keeps
+    int group = 1;            // vectors a thread (register-blocked), a warp or a block (the others) keeps
     int rows_per_warp = 1;    // register-blocked: R (rows_per_warp_for, rows_per_lane_col)
     std::int64_t blocks = 0;  // blocks of rows
     int threads = 256;        // a block
@@ -66,7 +66,7 @@ struct Plan {
     std::int64_t per = 0;     // columns of A a slice takes
     int groups = 1;           // ceil(k / group)
     int shared = 1;           // tensor cores: groups of vectors a block holds side by side (1, 2, 4, 8)
-    bool pack_x = false;      // staged: X copied first into vectors that start on 16 bytes
+    bool pack_x = false;      // staged kernels: X copied first into vectors that start on 16 bytes
     bool atomic() const { return slices > 1; }
 };
 
@@ -103,12 +103,23 @@ constexpr int kTensorStepCol = 16;
 constexpr int kStagedRows = 128;
 constexpr int kStagedCols = 64;
 constexpr int kStagedStages = 4;
+// The staged FMA kernel (gemv_fma_staged.cu, float): a block of 8 warps takes kFmaRows rows and
+// its group's 8·T vectors (the groups of the tensor-core kernels), a thread 2 rows × 4·T vectors,
+// and copies chunks of kFmaCols columns of A and X into shared memory stages - 1 chunks ahead.
+// Row-major keeps a stage fewer: its chunks are turned into a column-major tile, which takes the
+// room (2 blocks an SM either way).
+constexpr int kFmaThreads = 256;
+constexpr int kFmaRows = 256;
+constexpr int kFmaCols = 16;
+constexpr int kFmaStagesCol = 4;
+constexpr int kFmaStagesRow = 3;
 // A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
 constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
     return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
 }
 
-// group must be one of the lists above; throws gemv::UsageError for a k or shape it cannot take.
+// group must be one of the lists above (the staged FMA kernel takes the tensor-core groups); throws gemv::UsageError
+// for a k or shape it cannot take.
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 // The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
@@ -120,6 +131,13 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm);
 
+// The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
+// blocks_per_sm blocks an SM). X is packed where n is not a multiple of 4 and X is small beside A
+// (m >= 16·k): then every vector starts on 16 bytes and the multiply reads 4 of its columns at
+// once.
+Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                     int blocks_per_sm);
+
 // The smallest group of the kernel's list that holds k vectors (the largest where none does).
 int group_for(Kernel kernel, int k);
 
@@ -130,9 +148,10 @@ int group_for(Kernel kernel, int k);
 // is the smallest that holds k, but at most kTensorMostRow or kTensorMostCol vectors a warp:
 // beyond, the sums take so many registers that too few warps keep A's bytes in flight, and
 // reading A again for another group measured faster (a block holds up to 8 groups side by side,
-// so the other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv). Float:
-// the register-blocked kernel (see tensor_cores_take_float below), the smallest group that holds
-// k (at most 16, A read ceil(k/16) times beyond).
+// so the other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv). Float (on
+// FP32 FMA: see tensor_cores_take_float below): the staged FMA kernel where fma_staged_pays says
+// so and the GPU has cp.async (compute capability 8.0 or later), else the register-blocked kernel, the smallest group
+// that holds k (at most 16, A read ceil(k/16) times beyond).
 constexpr int kTensorMostRow = 8;
 constexpr int kTensorMostCol = 32;
 // Where the tensor-core kernel measured faster than the register-blocked one on the H100
@@ -153,6 +172,13 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 // less. It keeps up to 64 vectors a block, so A is read once up to k = 64.
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
+// Where the staged FMA kernel measured faster than the register-blocked one on the H100 (float,
+// both at each k, slides/data/h100_step16_vectors_odd.csv): from k = 4 in column-major and from
+// k = 16 in row-major (whose transposed tile costs more), with a quarter of a block's rows or
+// more, and in column-major a chunk's columns. With fewer rows, or fewer columns in column-major,
+// its blocks and chunks are mostly empty.
+bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+
 struct Choice {
     Kernel kernel;
     int group;
@@ -170,8 +196,8 @@ constexpr bool tensor_cores_take_float = false;
 // Register-blocked, column-major: a lane R rows 32 apart; A once a group, and a warp's 32 lanes
 // share each X value (one broadcast load a warp for 32·R rows). Row-major: a warp adds up R rows,
 // each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a warp
-// (16 rows row-major, 64 column-major); staged, X once a block of kStagedRows rows, and twice more
-// where it is packed first. Y: once, or once a slice (atomicAdd).
+// (16 rows row-major, 64 column-major); staged, X once a block of kStagedRows (tensor cores) or
+// kFmaRows (FMA) rows, and twice more where it is packed first. Y: once, or once a slice (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace several

@@ -1,9 +1,10 @@
 // Step 16: several vectors at once, Y = A·X for k = 1 … 256 right-hand sides. A is read once for
 // a group of vectors, so the flops a byte grow with k (step 07's CGMA, now on GEMV) and the
 // product climbs the memory roof until the compute roof stops it: FP32 FMA in float, the tensor
-// cores in bf16. Side by side on one problem: the register-blocked kernel (the exercise), the two
-// tensor-core kernels (bf16: fragments from global memory, or staged through shared memory), and
-// cuBLAS's gemm; the chooser's pick is marked. X (n×k) and Y (m×k)
+// cores in bf16. Side by side on one problem: the register-blocked kernel (the exercise), the
+// staged FMA kernel (float, through shared memory), the two tensor-core kernels (bf16: fragments
+// from global memory, or staged through shared memory), and cuBLAS's gemm; the chooser's pick is
+// marked. X (n×k) and Y (m×k)
 // are column-major, as cuBLAS takes them; A is row- or column-major.
 #include <cuda_runtime.h>
 
@@ -30,10 +31,11 @@ struct Variant {
 };
 
 std::string plan_text(const several::Plan& p) {
-    std::string s = std::to_string(p.group) + " vectors a " +
-                    (p.kernel == several::Kernel::tensor_cores    ? "warp"
-                     : p.kernel == several::Kernel::tensor_staged ? "block"
-                                                                  : "thread");
+    std::string s =
+        std::to_string(p.group) + " vectors a " +
+        (p.kernel == several::Kernel::tensor_cores                                               ? "warp"
+         : p.kernel == several::Kernel::tensor_staged || p.kernel == several::Kernel::fma_staged ? "block"
+                                                                                                 : "thread");
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;
@@ -85,6 +87,16 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     out.push_back({"register-blocked", launch_of<T>(rb, layout), several::traffic_of(rb, m, n, k, layout),
                    [=](cudaStream_t s) { gemv_register_blocked<T>(rb, layout, A, X, Y, m, n, k, s); }, plan_text(rb),
                    false, choice.kernel == several::Kernel::register_blocked});
+    if constexpr (std::is_same_v<T, float>) {
+        if (f.cc_major >= 8) {  // cp.async
+            const int group = several::group_for(several::Kernel::fma_staged, k);
+            const several::Plan fs =
+                several::plan_fma_staged(m, n, k, layout, group, f.sm_count, fma_staged_blocks_per_sm(group, layout));
+            out.push_back({"FMA, staged", launch_of<T>(fs, layout), several::traffic_of(fs, m, n, k, layout),
+                           [=](cudaStream_t s) { gemv_fma_staged(fs, layout, A, X, Y, m, n, k, s); }, plan_text(fs),
+                           false, choice.kernel == several::Kernel::fma_staged});
+        }
+    }
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
         if (f.cc_major >= 8) {
             const several::Plan tc = several::plan_tensor_cores(

@@ -1,7 +1,8 @@
 // Step 16's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
-// every group of the register-blocked kernel and, in bf16, of both tensor-core kernels, each verified
-// first, and writes a CSV table: one row a (k, kernel, group), with the fastest of each k marked and
-// the chooser's pick beside it, so that the chooser's rule can be checked against measurements.
+// every group of the register-blocked kernel and, in float, of the staged FMA kernel, in bf16 of
+// both tensor-core kernels, each verified first, and writes a CSV table: one row a (k, kernel,
+// group), with the fastest of each k marked and the chooser's pick beside it, so that the chooser's rule can be checked
+// against measurements.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -33,14 +34,20 @@ struct Row {
     double ms;
 };
 
-// Every group of the register-blocked kernel that k fills at least half of, and in bf16 on a
-// GPU with tensor cores every such group of both tensor-core kernels.
+// Every group of the register-blocked kernel that k fills at least half of, in float every such
+// group of the staged FMA kernel, and in bf16 on a GPU with tensor cores of both tensor-core
+// kernels.
 template <class T>
 std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_t m, std::int64_t n, int k,
                                      gemv::Layout layout) {
     std::vector<several::Plan> plans;
     for (int g : several::kRegisterGroups)
         if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
+    if (std::is_same_v<T, float> && facts.cc_major >= 8)
+        for (int g : several::kTensorGroups)
+            if (g == 8 || g / 2 < k)
+                plans.push_back(
+                    several::plan_fma_staged(m, n, k, layout, g, facts.sm_count, fma_staged_blocks_per_sm(g, layout)));
     if (std::is_same_v<T, __nv_bfloat16> && facts.cc_major >= 8)
         for (int g : several::kTensorGroups)
             if (g == 8 || g / 2 < k) {
@@ -96,7 +103,7 @@ Roofs measure_roofs(const gemv::DeviceFacts& facts) {
 gemv::Fields fields_of(const gemv::Options& o, const gemv::DeviceFacts& facts, const Roofs& roofs, const Row& r,
                        bool fastest, bool chosen) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const bool tc = r.plan.kernel != several::Kernel::register_blocked;
+    const bool tc = r.plan.kernel == several::Kernel::tensor_cores || r.plan.kernel == several::Kernel::tensor_staged;
     const double gflops = double(gemv::model_flops(m, n, r.k)) / (r.ms * 1e6);
     const double intensity = several::model_intensity(m, n, r.k, o.precision);
     const double roof =
