@@ -197,7 +197,8 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
     if (m < kFmaRows / 4) return false;
-    return layout == gemv::Layout::row ? k >= 16 : k >= 4 && n >= kFmaCols;
+    if (layout == gemv::Layout::row) return k >= 16 || (k >= 4 && n < 4 * kFmaCols);
+    return k >= 4 && n >= kFmaCols;
 }
 
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {

@@ -173,10 +173,12 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 // Where the staged FMA kernel measured faster than the register-blocked one on the H100 (float,
-// both at each k, slides/data/h100_step16_vectors_odd.csv): from k = 4 in column-major and from
-// k = 16 in row-major (whose transposed tile costs more), with a quarter of a block's rows or
-// more, and in column-major a chunk's columns. With fewer rows, or fewer columns in column-major,
-// its blocks and chunks are mostly empty.
+// both at each k, slides/data/h100_step16_vectors_odd.csv), with a quarter of a block's rows or
+// more:
+//  - column-major: from k = 4, with a chunk's columns or more;
+//  - row-major: from k = 16 (its transposed tile costs more), and from k = 4 with fewer than 64
+//    columns, where the register-blocked kernel's lanes along a row are mostly idle.
+// With fewer rows, or fewer columns in column-major, its blocks and chunks are mostly empty.
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 struct Choice {
