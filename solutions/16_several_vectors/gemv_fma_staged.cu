@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
-    const auto copy = [&](int c) {
+    const auto copy = [&](int c) {  // chunk c into its slot
         staged::copy_chunk<float, row, kRows, kCols, 8 * T, kThreads>(sA + c % kStages * a_stage<row>(),
                                                                       sX + c % kStages * x_stage<T>(), A, X, m, n, k,
                                                                       ldx, i0, j0 + std::int64_t(c) * kCols, v0);

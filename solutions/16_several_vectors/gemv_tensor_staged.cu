@@ -104,10 +104,13 @@ __global__ void __launch_bounds__(kThreads)
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
-    for (int s = 0; s < kStages - 1; ++s) {  // the first chunks in flight
-        if (s < chunks)
-            staged::copy_chunk<bf16, row, kRows, kCols, 8 * T, kThreads>(sA + s * a_stage<row>(), sX + s * x_stage<T>(),
-                                                                         A, X, m, n, k, ldx, i0, j0 + s * kCols, v0);
+    const auto copy = [&](int c) {  // chunk c into its slot
+        staged::copy_chunk<bf16, row, kRows, kCols, 8 * T, kThreads>(sA + c % kStages * a_stage<row>(),
+                                                                     sX + c % kStages * x_stage<T>(), A, X, m, n, k,
+                                                                     ldx, i0, j0 + std::int64_t(c) * kCols, v0);
+    };
+    for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
+        if (c < chunks) copy(c);
         staged::commit_copies();
     }
     // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
@@ -120,11 +123,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int c = 0; c < chunks; ++c) {
         staged::wait_copies<kStages - 2>();  // chunk c is in
         __syncthreads();                     // for every thread, and every warp is done with chunk c - 1
-        const int ahead = c + kStages - 1, slot = ahead % kStages;
-        if (ahead < chunks)  // into the slot of chunk c - 1
-            staged::copy_chunk<bf16, row, kRows, kCols, 8 * T, kThreads>(sA + slot * a_stage<row>(),
-                                                                         sX + slot * x_stage<T>(), A, X, m, n, k, ldx,
-                                                                         i0, j0 + std::int64_t(ahead) * kCols, v0);
+        if (c + kStages - 1 < chunks) copy(c + kStages - 1);  // into the slot of chunk c - 1
         staged::commit_copies();
         const std::int64_t jc = j0 + std::int64_t(c) * kCols;
         const bf16* a = sA + c % kStages * a_stage<row>();
