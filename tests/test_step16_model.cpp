@@ -109,24 +109,22 @@ TEST_CASE("step 16: the plans cover every row, column and vector once", "[step16
                     REQUIRE(t.per % (layout == Layout::row ? several::kTensorStepRow : several::kTensorStepCol) == 0);
                     REQUIRE(t.groups * t.group >= k);
                     for (int blocks_per_sm : {1, 2, 64}) {
-                        const several::Plan st = several::plan_tensor_staged(
-                            m, n, k, layout, several::group_for(several::Kernel::tensor_staged, k), 132, blocks_per_sm);
-                        REQUIRE(st.blocks * several::kStagedRows >= m);
-                        REQUIRE((st.blocks - 1) * several::kStagedRows < m);
-                        REQUIRE(std::int64_t(st.slices) * st.per >= n);
-                        REQUIRE(std::int64_t(st.slices - 1) * st.per < n);
-                        REQUIRE(st.per % several::kStagedCols == 0);
-                        REQUIRE(st.groups * st.group >= k);
-                        REQUIRE((st.groups - 1) * st.group < k);
-                        const several::Plan fs = several::plan_fma_staged(
-                            m, n, k, layout, several::group_for(several::Kernel::fma_staged, k), 132, blocks_per_sm);
-                        REQUIRE(fs.blocks * several::kFmaRows >= m);
-                        REQUIRE((fs.blocks - 1) * several::kFmaRows < m);
-                        REQUIRE(std::int64_t(fs.slices) * fs.per >= n);
-                        REQUIRE(std::int64_t(fs.slices - 1) * fs.per < n);
-                        REQUIRE(fs.per % several::kFmaCols == 0);
-                        REQUIRE(fs.groups * fs.group >= k);
-                        REQUIRE((fs.groups - 1) * fs.group < k);
+                        // The staged kernels: blocks of `rows` rows, slices a multiple of a chunk.
+                        const auto covers = [&](const several::Plan& st, std::int64_t rows, std::int64_t cols) {
+                            INFO(several::to_string(st.kernel) << ", " << blocks_per_sm << " blocks an SM");
+                            REQUIRE(st.blocks * rows >= m);
+                            REQUIRE((st.blocks - 1) * rows < m);
+                            REQUIRE(std::int64_t(st.slices) * st.per >= n);
+                            REQUIRE(std::int64_t(st.slices - 1) * st.per < n);
+                            REQUIRE(st.per % cols == 0);
+                            REQUIRE(st.groups * st.group >= k);
+                            REQUIRE((st.groups - 1) * st.group < k);
+                        };
+                        const int g8 = several::group_for(several::Kernel::tensor_staged, k);
+                        covers(several::plan_tensor_staged(m, n, k, layout, g8, 132, blocks_per_sm),
+                               several::kStagedRows, several::kStagedCols);
+                        covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm), several::kFmaRows,
+                               several::kFmaCols);
                     }
                 }
     REQUIRE_THROWS_AS(several::plan_register_blocked(10, 10, 0, Layout::row, 1, 132), gemv::UsageError);
