@@ -40,8 +40,8 @@ constexpr int shared_bytes() {
 
 // BEGIN EXCERPT fma-transpose
 // Row-major: the chunk's rows (row r starts r·n mod 4 into its granules) into a column-major tile
-// whose columns start on 16 bytes. A warp reads 8 columns of 4 rows and writes 4 rows of 8
-// columns, so that its 32 writes land in 32 different banks.
+// whose columns start on 16 bytes. A warp moves 8 columns of 4 rows: column c, row r lands in
+// bank 4·c + r (a tile column is 260 = 8·32 + 4 floats), so its 32 writes take 32 banks.
 __device__ __forceinline__ void transpose_chunk(const float* sA, float* tile, int n4) {
 #pragma unroll 4
     for (int e = threadIdx.x; e < kRows * kCols; e += kThreads) {

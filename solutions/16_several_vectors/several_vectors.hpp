@@ -58,7 +58,7 @@ const char* to_string(Kernel kernel);
 // run side by side and read A's bytes from L2 the second time.
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
-    int group = 1;            // vectors a thread (register-blocked), a warp or a block (the others) keeps
+    int group = 1;            // vectors a thread (register-blocked), warp or block (the others) keeps
     int rows_per_warp = 1;    // register-blocked: R (rows_per_warp_for, rows_per_lane_col)
     std::int64_t blocks = 0;  // blocks of rows
     int threads = 256;        // a block
@@ -118,8 +118,8 @@ constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
     return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
 }
 
-// group must be one of the lists above (the staged FMA kernel takes the tensor-core groups); throws gemv::UsageError
-// for a k or shape it cannot take.
+// group must be one of the lists above (the staged FMA kernel takes the tensor-core groups);
+// throws gemv::UsageError for a k or shape it cannot take.
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 // The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
@@ -150,8 +150,8 @@ int group_for(Kernel kernel, int k);
 // reading A again for another group measured faster (a block holds up to 8 groups side by side,
 // so the other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv). Float (on
 // FP32 FMA: see tensor_cores_take_float below): the staged FMA kernel where fma_staged_pays says
-// so and the GPU has cp.async (compute capability 8.0 or later), else the register-blocked kernel, the smallest group
-// that holds k (at most 16, A read ceil(k/16) times beyond).
+// so and the GPU has cp.async (compute capability 8.0 or later), else the register-blocked
+// kernel, the smallest group that holds k (at most 16, A read ceil(k/16) times beyond).
 constexpr int kTensorMostRow = 8;
 constexpr int kTensorMostCol = 32;
 // Where the tensor-core kernel measured faster than the register-blocked one on the H100
@@ -199,7 +199,8 @@ constexpr bool tensor_cores_take_float = false;
 // share each X value (one broadcast load a warp for 32·R rows). Row-major: a warp adds up R rows,
 // each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a warp
 // (16 rows row-major, 64 column-major); staged, X once a block of kStagedRows (tensor cores) or
-// kFmaRows (FMA) rows, and twice more where it is packed first. Y: once, or once a slice (atomicAdd).
+// kFmaRows (FMA) rows, and twice more where it is packed first. Y: once, or once a slice
+// (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace several

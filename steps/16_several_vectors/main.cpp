@@ -4,8 +4,7 @@
 // cores in bf16. Side by side on one problem: the register-blocked kernel (the exercise), the
 // staged FMA kernel (float, through shared memory), the two tensor-core kernels (bf16: fragments
 // from global memory, or staged through shared memory), and cuBLAS's gemm; the chooser's pick is
-// marked. X (n×k) and Y (m×k)
-// are column-major, as cuBLAS takes them; A is row- or column-major.
+// marked. X (n×k) and Y (m×k) are column-major, as cuBLAS takes them; A is row- or column-major.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -31,11 +30,10 @@ struct Variant {
 };
 
 std::string plan_text(const several::Plan& p) {
-    std::string s =
-        std::to_string(p.group) + " vectors a " +
-        (p.kernel == several::Kernel::tensor_cores                                               ? "warp"
-         : p.kernel == several::Kernel::tensor_staged || p.kernel == several::Kernel::fma_staged ? "block"
-                                                                                                 : "thread");
+    const char* keeper = p.kernel == several::Kernel::register_blocked ? "thread"
+                         : p.kernel == several::Kernel::tensor_cores   ? "warp"
+                                                                       : "block";  // the staged kernels
+    std::string s = std::to_string(p.group) + " vectors a " + keeper;
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;

@@ -1,8 +1,8 @@
 // Step 16's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
 // every group of the register-blocked kernel and, in float, of the staged FMA kernel, in bf16 of
 // both tensor-core kernels, each verified first, and writes a CSV table: one row a (k, kernel,
-// group), with the fastest of each k marked and the chooser's pick beside it, so that the chooser's rule can be checked
-// against measurements.
+// group), with the fastest of each k marked and the chooser's pick beside it, so that the
+// chooser's rule can be checked against measurements.
 #include <cuda_runtime.h>
 
 #include <algorithm>
