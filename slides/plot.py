@@ -1067,7 +1067,7 @@ def roofline_figure(name, files, out):
             footers.append(provenance(got, path))
             rows += got
     precisions = [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]
-    fig, axes = plt.subplots(1, max(1, len(precisions)), figsize=(13, 5.2), dpi=120, squeeze=False)
+    fig, axes = plt.subplots(1, max(1, len(precisions)), figsize=(13, 7), dpi=120, squeeze=False)
     kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
     colors = {"register-blocked": "#1f77b4", "FMA, staged": "#2ca02c", "tensor cores": "#d62728",
               "tensor cores, staged": "#ff7f0e",
@@ -1118,8 +1118,8 @@ def roofline_figure(name, files, out):
             if ahead:
                 crossings.append(f"k = {ahead[0]}: {m} × {n} {layout}")
         if crossings:
-            ax.text(0.98, 0.03, "tensor cores measured ahead of\nregister-blocked from\n" + "\n".join(crossings),
-                    transform=ax.transAxes, ha="right", va="bottom", fontsize=7,
+            ax.text(0.02, 0.97, "tensor cores measured ahead of\nregister-blocked from\n" + "\n".join(crossings),
+                    transform=ax.transAxes, ha="left", va="top", fontsize=7,
                     bbox={"facecolor": "white", "edgecolor": "#d62728", "alpha": 0.9})
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -1129,7 +1129,8 @@ def roofline_figure(name, files, out):
         ax.set_xlabel("flops a byte of the model (k = 1 … 256, left to right)")
         ax.set_ylabel("GFLOP/s (2·m·n·k over the median time)")
         ax.set_title(f"{precision}: A and X in {precision}, Y in float", fontsize=11, loc="left")
-        ax.legend(fontsize=6.5, loc="upper left" if precision == "bf16" else "lower right", framealpha=0.9)
+        # Under the panel, where it covers no point.
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     fig.suptitle(f"step {name[:2]}: Y = A·X for k vectors on the roofline, measured", fontsize=12, x=0.01,
                  ha="left")
     save_figure(plt, fig, footers, out, top=0.94)
