@@ -264,6 +264,11 @@ TEST_CASE("step 16: the chooser takes tensor cores for bf16 where they pay, FP32
     REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
     REQUIRE_FALSE(several::tensor_cores_take_float);
+    // The roof each kernel is held to: the staged FMA kernel is FP32 FMA, like the register-blocked one.
+    REQUIRE(several::on_tensor_cores(several::Kernel::tensor_cores));
+    REQUIRE(several::on_tensor_cores(several::Kernel::tensor_staged));
+    REQUIRE_FALSE(several::on_tensor_cores(several::Kernel::fma_staged));
+    REQUIRE_FALSE(several::on_tensor_cores(several::Kernel::register_blocked));
     REQUIRE(several::group_for(several::Kernel::register_blocked, 3) == 4);
     REQUIRE(several::group_for(several::Kernel::register_blocked, 17) == 16);
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 3) == 8);

@@ -41,8 +41,8 @@ gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);
 int fma_staged_blocks_per_sm(int group, gemv::Layout layout);
 
 namespace several {
-// The tensor-core kernels and the staged FMA kernel are compiled for T = group / 8 tiles of 8 vectors (groups 8, 16, 32
-// and 64): f(std::integral_constant<int, T>{}) for a plan's group.
+// The tensor-core kernels and the staged FMA kernel are compiled for T = group / 8 tiles of 8
+// vectors (groups 8, 16, 32 and 64): f(std::integral_constant<int, T>{}) for a plan's group.
 template <class F>
 decltype(auto) with_tiles(int group, F&& f) {
     switch (group) {

@@ -50,6 +50,10 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops);
 
 enum class Kernel { register_blocked, tensor_cores, tensor_staged, fma_staged };
 const char* to_string(Kernel kernel);
+// Which compute roof a kernel's figures are held to: the bf16 tensor cores, or FP32 FMA.
+constexpr bool on_tensor_cores(Kernel kernel) {
+    return kernel == Kernel::tensor_cores || kernel == Kernel::tensor_staged;
+}
 
 // One launch: blocks of rows, grid.y slices of the columns (the partial sums of a row are added
 // into a zeroed Y with atomicAdd when there are several), and groups of `group` vectors (A is read

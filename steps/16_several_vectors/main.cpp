@@ -80,34 +80,26 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     const several::Choice choice = several::choose(o.precision, m, n, k, layout, f.cc_major);
     std::vector<Variant> out;
 
-    const several::Plan rb = several::plan_register_blocked(
-        m, n, k, layout, several::group_for(several::Kernel::register_blocked, k), f.sm_count);
-    out.push_back({"register-blocked", launch_of<T>(rb, layout), several::traffic_of(rb, m, n, k, layout),
-                   [=](cudaStream_t s) { gemv_register_blocked<T>(rb, layout, A, X, Y, m, n, k, s); }, plan_text(rb),
-                   false, choice.kernel == several::Kernel::register_blocked});
-    if constexpr (std::is_same_v<T, float>) {
-        if (f.cc_major >= 8) {  // cp.async
-            const int group = several::group_for(several::Kernel::fma_staged, k);
-            const several::Plan fs =
-                several::plan_fma_staged(m, n, k, layout, group, f.sm_count, fma_staged_blocks_per_sm(group, layout));
-            out.push_back({"FMA, staged", launch_of<T>(fs, layout), several::traffic_of(fs, m, n, k, layout),
-                           [=](cudaStream_t s) { gemv_fma_staged(fs, layout, A, X, Y, m, n, k, s); }, plan_text(fs),
-                           false, choice.kernel == several::Kernel::fma_staged});
-        }
-    }
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        if (f.cc_major >= 8) {
-            const several::Plan tc = several::plan_tensor_cores(
-                m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), f.sm_count);
-            out.push_back({"tensor cores", launch_of<T>(tc, layout), several::traffic_of(tc, m, n, k, layout),
-                           [=](cudaStream_t s) { gemv_tensor_cores(tc, layout, A, X, Y, m, n, k, s); }, plan_text(tc),
-                           true, choice.kernel == several::Kernel::tensor_cores});
-            const int group = several::group_for(several::Kernel::tensor_staged, k);
-            const several::Plan st = several::plan_tensor_staged(m, n, k, layout, group, f.sm_count,
-                                                                 tensor_staged_blocks_per_sm(group, layout));
-            out.push_back({"tensor cores, staged", launch_of<T>(st, layout), several::traffic_of(st, m, n, k, layout),
-                           [=](cudaStream_t s) { gemv_tensor_staged(st, layout, A, X, Y, m, n, k, s); }, plan_text(st),
-                           true, choice.kernel == several::Kernel::tensor_staged});
+    // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
+    const auto add = [&](const char* name, const several::Plan& p) {
+        out.push_back({name, launch_of<T>(p, layout), several::traffic_of(p, m, n, k, layout),
+                       [=](cudaStream_t s) { gemv_planned<T>(p, layout, A, X, Y, m, n, k, s); }, plan_text(p),
+                       several::on_tensor_cores(p.kernel), choice.kernel == p.kernel});
+    };
+    add("register-blocked", several::plan_register_blocked(
+                                m, n, k, layout, several::group_for(several::Kernel::register_blocked, k), f.sm_count));
+    // The staged kernels' group (8·T vectors). These kernels need compute capability 8.0 (bf16
+    // MMA, cp.async).
+    const int tiles = several::group_for(several::Kernel::tensor_staged, k);
+    if (f.cc_major >= 8) {
+        if constexpr (std::is_same_v<T, float>) {
+            add("FMA, staged",
+                several::plan_fma_staged(m, n, k, layout, tiles, f.sm_count, fma_staged_blocks_per_sm(tiles, layout)));
+        } else {
+            add("tensor cores", several::plan_tensor_cores(
+                                    m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), f.sm_count));
+            add("tensor cores, staged", several::plan_tensor_staged(m, n, k, layout, tiles, f.sm_count,
+                                                                    tensor_staged_blocks_per_sm(tiles, layout)));
         }
     }
     gemv_cublas_require_int_sizes(m, n);

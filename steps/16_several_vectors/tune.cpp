@@ -43,18 +43,18 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
     std::vector<several::Plan> plans;
     for (int g : several::kRegisterGroups)
         if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
-    if (std::is_same_v<T, float> && facts.cc_major >= 8)
-        for (int g : several::kTensorGroups)
-            if (g == 8 || g / 2 < k)
-                plans.push_back(
-                    several::plan_fma_staged(m, n, k, layout, g, facts.sm_count, fma_staged_blocks_per_sm(g, layout)));
-    if (std::is_same_v<T, __nv_bfloat16> && facts.cc_major >= 8)
-        for (int g : several::kTensorGroups)
-            if (g == 8 || g / 2 < k) {
-                plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
-                plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
-                                                            tensor_staged_blocks_per_sm(g, layout)));
-            }
+    if (facts.cc_major < 8) return plans;  // the others need bf16 MMA or cp.async
+    for (int g : several::kTensorGroups) {
+        if (g > 8 && g / 2 >= k) continue;
+        if (std::is_same_v<T, float>) {
+            plans.push_back(
+                several::plan_fma_staged(m, n, k, layout, g, facts.sm_count, fma_staged_blocks_per_sm(g, layout)));
+        } else {
+            plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
+            plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
+                                                        tensor_staged_blocks_per_sm(g, layout)));
+        }
+    }
     return plans;
 }
 
@@ -103,7 +103,7 @@ Roofs measure_roofs(const gemv::DeviceFacts& facts) {
 gemv::Fields fields_of(const gemv::Options& o, const gemv::DeviceFacts& facts, const Roofs& roofs, const Row& r,
                        bool fastest, bool chosen) {
     const std::int64_t m = o.shape.m, n = o.shape.n;
-    const bool tc = r.plan.kernel == several::Kernel::tensor_cores || r.plan.kernel == several::Kernel::tensor_staged;
+    const bool tc = several::on_tensor_cores(r.plan.kernel);
     const double gflops = double(gemv::model_flops(m, n, r.k)) / (r.ms * 1e6);
     const double intensity = several::model_intensity(m, n, r.k, o.precision);
     const double roof =
