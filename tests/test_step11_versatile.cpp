@@ -71,7 +71,7 @@ TEMPLATE_TEST_CASE("step 11: NaN and Inf in the input reach y exactly where the 
     }
 }
 
-TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow and realigned loads and the last block are right",
+TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow, realigned and staggered loads and the last block are right",
           "[step11][gpu]") {
     const std::int64_t m = 46341, n = 46343;  // 2147580963 elements: 64-bit indexing, misaligned columns and rows
     std::size_t free_bytes = 0, total = 0;
@@ -88,6 +88,8 @@ TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow and realigned lo
               VersatileConfig{256, 1, 8, col ? 4 : 32, 5, Combine::last_block},
               VersatileConfig{256, 4, 4, col ? 1 : 256, 1, Combine::store, Loads::realigned},
               VersatileConfig{256, 4, 2, col ? 8 : 32, 7, Combine::last_block, Loads::realigned},
+              VersatileConfig{512, 4, 4, col ? 4 : 512, 1, Combine::store, Loads::staggered},
+              VersatileConfig{256, 4, 2, col ? 8 : 32, 7, Combine::atomic_last, Loads::staggered},
               versatile_heuristic(layout, m, n, 4, 132)})
             check(p, c, gemv_test::describe({m, n}, layout, "float"));
     }
@@ -102,6 +104,14 @@ TEST_CASE("step 11: invalid configurations are refused, not run", "[step11][gpu]
     refused({256, 4, 4, 1, 1}, L::col, 10, 10);                                    // aligned loads, 4 does not divide m
     refused({256, 2, 4, 1, 1, Combine::store, Loads::realigned}, L::col, 10, 10);  // realigned: 16-byte loads only
     REQUIRE_NOTHROW(plan_versatile<float>({256, 4, 4, 1, 1, Combine::store, Loads::realigned}, L::col, 10, 10));
+    // Staggered: 16-byte loads; column-major, each thread's columns start at one place in 16 bytes
+    // (threads_per_row x m a multiple of the vector) and at least 2 threads down a column.
+    refused({256, 2, 4, 4, 1, Combine::store, Loads::staggered}, L::col, 11, 10);
+    refused({256, 4, 4, 2, 1, Combine::store, Loads::staggered}, L::col, 11, 10);
+    refused({256, 4, 4, 256, 1, Combine::store, Loads::staggered}, L::col, 12, 10);
+    REQUIRE_NOTHROW(plan_versatile<float>({256, 4, 4, 2, 1, Combine::store, Loads::staggered}, L::col, 10, 10));
+    REQUIRE_NOTHROW(plan_versatile<float>({256, 4, 4, 4, 1, Combine::store, Loads::staggered}, L::col, 11, 10));
+    REQUIRE_NOTHROW(plan_versatile<float>({256, 4, 4, 1, 1, Combine::store, Loads::staggered}, L::row, 10, 11));
     refused({100, 1, 4, 32, 1}, L::row, 16, 16);                                  // block not a multiple of 32
     refused({256, 1, 4, 48, 1}, L::row, 16, 16);                                  // 48 threads a row
     refused({256, 1, 4, 32, 17, Combine::last_block}, L::row, 16, 16);            // more blocks than columns

@@ -50,6 +50,16 @@ inline std::vector<VersatileConfig> families(gemv::Layout problem_layout, std::i
                     if ((combine == Combine::store) == (splits == 1))
                         add(out, {256, widest, unroll, col ? 256 / along : along, splits, combine, Loads::realigned},
                             layout, m, n, elem);
+    // Staggered 16-byte loads, aligned whatever m (n) is: threads along the columns (4 and 8, so
+    // that each thread's columns start at one place in 16 bytes) or along a row, rows split across
+    // blocks (each way of combining).
+    for (int along : {4, 8, 32, 256})
+        for (int unroll : {1, 4})
+            for (std::int64_t splits : {1, 3})
+                for (Combine combine :
+                     {Combine::store, Combine::last_block, Combine::atomic, Combine::atomic_last, Combine::cluster})
+                    if ((combine == Combine::store) == (splits == 1))
+                        add(out, {256, widest, unroll, along, splits, combine, Loads::staggered}, layout, m, n, elem);
     for (std::int64_t splits : {2, 3, 8})  // clusters of blocks adding in shared memory
         add(out, {256, 1, 4, col ? 8 : 64, splits, Combine::cluster}, layout, m, n, elem);
     // Flat. Column-major: on the smallest grid and a larger one, each way of adding atomically. Row-major:

@@ -3,8 +3,9 @@
 // L = block / threads_per_row threads go down each column, and one slice of the columns; thread
 // (r, c) owns V consecutive rows (WORKSIZE_m) and every Tc-th column of the slice, Tc =
 // threads_per_row (WORKSIZE_n columns in all). threads_per_row 1 and one block a row is 05 (V 1)
-// and 09 (V > 1); several blocks a row is 08; threads_per_row > 1 is 10. R: realigned loads, V
-// elements at any row (load_realigned), where V does not divide m.
+// and 09 (V > 1); several blocks a row is 08; threads_per_row > 1 is 10. L, the way of loading:
+// aligned (V divides m); realigned, V elements at any row (load_realigned); staggered, aligned
+// 16-byte loads whatever m is, the thread's rows moved to where its columns' alignment puts them.
 // A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
 // before it is multiplied (the identity for float and double; float for step 15's formats).
 #include "versatile_device.cuh"
@@ -26,48 +27,60 @@ __device__ void add_last_rows(const GemvArgs<T>& a, std::int64_t row0, std::int6
 }
 
 // BEGIN EXCERPT col
-template <class T, int V, int U, bool R>
+template <class T, int V, int U, Loads L>
 __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     using Acc = typename GemvArgs<T>::Acc;
-    const int Tc = a.threads_per_row, Tr = blockDim.x / Tc, outs = Tr * V;
+    constexpr bool R = L == Loads::realigned, S = L == Loads::staggered;
+    // Staggered: the block's L lanes load one row group more than the block owns (outs rows).
+    const int Tc = a.threads_per_row, Tr = blockDim.x / Tc, outs = (S ? Tr - 1 : Tr) * V;
     Acc* cluster_sums = gemv::dynamic_shared<Acc>();
     Acc* folded = cluster_sums + (a.combine == Combine::cluster ? outs : 0);
     const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
-    const std::int64_t m = a.m, row0 = (std::int64_t(blockIdx.x) * Tr + tr) * V;
+    const std::int64_t m = a.m, base = std::int64_t(blockIdx.x) * outs;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
     const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
+    // Staggered: the aligned 16 bytes around row base + tr·V of this thread's columns start
+    // `shift` rows before it, the same in each of its columns (Tc·m is a multiple of V), so its V
+    // rows start there. The block's first lane then loads rows of the block before it, its last
+    // lane the rows it lacks; the sums of rows it does not own are dropped when it folds.
+    const int shift = S ? int((c_begin + tc) * m % V) : 0;
+    const std::int64_t row0 = base + std::int64_t(tr) * V - shift;
     Acc acc[V] = {};
     if (R && row0 < m && row0 + V > m) {
         add_last_rows<T, V>(a, row0, c_begin + tc, c_end, acc);
-    } else if (row0 < m) {
+    } else if (row0 < (S ? min(base + outs, m) : m)) {
         // TODO: walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j],
     }
     // END EXCERPT col
-    const std::int64_t base = std::int64_t(blockIdx.x) * outs;
     const int count = static_cast<int>(min(std::int64_t(outs), m - base));
-    if (Tc == 1 && a.combine == Combine::store && row0 + V <= m) {
+    if (!S && Tc == 1 && a.combine == Combine::store && row0 + V <= m) {
         store_streaming<Acc, V>(a.y + row0, acc);  // its own V rows: one vector store
-    } else if (Tc == 1) {                          // one thread per row group: nothing to fold inside the block
+    } else if (!S && Tc == 1) {                    // one thread per row group: nothing to fold inside the block
 #pragma unroll
         for (int k = 0; k < V; ++k)
             if (row0 + k < m) put_row_sum(a, cluster_sums, row0 + k, tr * V + k, acc[k]);
     } else {
         // Threads with the same tr hold partial sums of the same rows: fold them, first inside each
         // warp with shuffles (when a warp spans several columns), then across warps in shared memory.
-        const int lane = tid & 31;
-        int groups, group;
-        if (Tr < 32) {
+        // Staggered: each thread's sums go to the block's rows they belong to, those it owns alone.
+        int groups = Tc, group = tc;
+        if constexpr (S) {
+#pragma unroll
+            for (int k = 0; k < V; ++k) {
+                const std::int64_t o = row0 + k - base;
+                if (o >= 0 && o < outs) folded[group * outs + o] = acc[k];
+            }
+        } else if (Tr < 32) {
             for (int offset = 16; offset >= Tr; offset >>= 1)
 #pragma unroll
                 for (int k = 0; k < V; ++k) acc[k] += __shfl_xor_sync(0xffffffffu, acc[k], offset);
+            const int lane = tid & 31;
             groups = blockDim.x / 32;
             group = tid / 32;
             if (lane < Tr)
 #pragma unroll
                 for (int k = 0; k < V; ++k) folded[group * outs + lane * V + k] = acc[k];
         } else {
-            groups = Tc;
-            group = tc;
 #pragma unroll
             for (int k = 0; k < V; ++k) folded[group * outs + tr * V + k] = acc[k];
         }
@@ -84,14 +97,14 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
 }  // namespace
 
 template <class T>
-const void* col_kernel(int vector, int unroll, bool realigned) {
-    return instance_for<T>(vector, unroll, realigned, [&](auto v, auto u, auto r) -> const void* {
+const void* col_kernel(int vector, int unroll, Loads loads) {
+    return instance_for<T>(vector, unroll, loads, [&](auto v, auto u, auto r) -> const void* {
         return reinterpret_cast<const void*>(&gemv_col<T, decltype(v)::value, decltype(u)::value, decltype(r)::value>);
     });
 }
 
-template const void* col_kernel<float>(int, int, bool);
-template const void* col_kernel<double>(int, int, bool);
-template const void* col_kernel<__nv_bfloat16>(int, int, bool);
-template const void* col_kernel<__half>(int, int, bool);
-template const void* col_kernel<__nv_fp8_e4m3>(int, int, bool);
+template const void* col_kernel<float>(int, int, Loads);
+template const void* col_kernel<double>(int, int, Loads);
+template const void* col_kernel<__nv_bfloat16>(int, int, Loads);
+template const void* col_kernel<__half>(int, int, Loads);
+template const void* col_kernel<__nv_fp8_e4m3>(int, int, Loads);

@@ -1,7 +1,8 @@
 // Generated from solutions/11_versatile/row_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Row-major A, in place: G = threads_per_row threads share a row (1, a warp, or the whole block)
 // and stride along it V elements at a time; with several blocks a row, each block adds up one
-// slice of the columns.
+// slice of the columns. L, the way of loading: aligned (V divides n), realigned (V elements of A
+// at any column, load_realigned) or staggered (A's aligned 16 bytes, x realigned to them).
 // A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
 // before it is multiplied (the identity for float and double; float for step 15's formats).
 #include "versatile_device.cuh"
@@ -13,9 +14,59 @@ namespace {
 // elements at c_begin + g·V, then G·V further on, and so on, up to c_stop, the end of the last
 // whole vector. With realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes,
 // and its last n mod V elements, past c_stop, are added one at a time.
-template <class T, int V, int U, bool R>
+// BEGIN EXCERPT row_staggered
+// Staggered loads: the aligned 16 bytes of the row start `shift` elements before it, and load q
+// of the row holds its columns q·V - shift to q·V - shift + V - 1. A is read only in aligned 16
+// bytes; x, which every row reads from cache, is realigned to them (load_realigned). The row's
+// first and last loads, which also hold the rows beside it, are added an element at a time. A
+// slice [c_begin, c_end) takes the loads whose column q·V it holds (the last slice the rest).
+template <class T, int V, int U>
+__device__ typename GemvArgs<T>::Acc row_part_staggered(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
+                                                        std::int64_t c_end) {
+    typename GemvArgs<T>::Acc acc = 0;
+    const std::int64_t n = a.n;
+    if (c_begin >= n) return acc;  // an empty slice
+    const int G = a.threads_per_row, g = threadIdx.x % G, shift = static_cast<int>(row * n % V);
+    const T* r = a.A + (row * n - shift);  // 16-byte aligned
+    const std::int64_t q_begin = c_begin / V, q_end = c_end == n ? (n + shift + V - 1) / V : c_end / V;
+    const std::int64_t q_last = (n + shift) / V;  // past the whole loads; a partial one if (n + shift) % V
+    std::int64_t q = max(q_begin, std::int64_t(shift ? 1 : 0)) + g;
+    const std::int64_t q_stop = min(q_end, q_last);
+    for (; q + std::int64_t(U - 1) * G < q_stop; q += std::int64_t(U) * G) {
+        T v[U][V], xv[U][V];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            load_streaming<T, V>(r + (q + u * G) * V, v[u]);
+            load_realigned<T, V, true>(a.x + ((q + u * G) * V - shift), xv[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc += gemv::widen(v[u][k]) * gemv::widen(xv[u][k]);
+    }
+    for (; q < q_stop; q += G) {
+        T v[V], xv[V];
+        load_streaming<T, V>(r + q * V, v);
+        load_realigned<T, V, true>(a.x + (q * V - shift), xv);
+#pragma unroll
+        for (int k = 0; k < V; ++k) acc += gemv::widen(v[k]) * gemv::widen(xv[k]);
+    }
+    const auto add_partial = [&](std::int64_t p) {  // load p, element by element, this row's columns only
+        for (std::int64_t col = max(std::int64_t(0), p * V - shift); col < min(n, p * V - shift + V); ++col)
+            acc += gemv::widen(r[col + shift]) * gemv::widen(load_one_cached(a.x + col));
+    };
+    if (shift && q_begin == 0 && g == 0) add_partial(0);
+    if ((n + shift) % V && q_last >= q_begin && q_last < q_end && !(shift && q_last == 0) && g == G - 1)
+        add_partial(q_last);
+    return acc;
+}
+// END EXCERPT row_staggered
+
+template <class T, int V, int U, Loads L>
 __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
                                               std::int64_t c_end) {
+    if constexpr (L == Loads::staggered) return row_part_staggered<T, V, U>(a, row, c_begin, c_end);
+    constexpr bool R = L == Loads::realigned;
     const int G = a.threads_per_row, g = threadIdx.x % G;
     const T* r = a.A + row * a.n;
     const std::int64_t c_stop = R ? c_end - (c_end - c_begin) % V : c_end;  // aligned: V divides n
@@ -28,7 +79,7 @@ __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t
     return acc;
 }
 
-template <class T, int V, int U, bool R>
+template <class T, int V, int U, Loads L>
 __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
     using Acc = typename GemvArgs<T>::Acc;
     const int G = a.threads_per_row, tid = threadIdx.x, g = tid % G, r = tid / G, rows = blockDim.x / G;
@@ -40,7 +91,7 @@ __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
     const std::int64_t slice = (std::int64_t(blockIdx.y) + blockIdx.x) % gridDim.y;
     const std::int64_t c_begin = slice * a.cols_per_block, c_end = min(a.n, c_begin + a.cols_per_block);
     Acc acc = 0;
-    if (row < a.m) acc = row_part<T, V, U, R>(a, row, c_begin, c_end);
+    if (row < a.m) acc = row_part<T, V, U, L>(a, row, c_begin, c_end);
     // The G threads of a row fold their sums: shuffles inside a warp, shared memory across warps.
     for (int offset = min(G, 32) / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (G > 32) {
@@ -59,14 +110,14 @@ __global__ void __launch_bounds__(1024) gemv_row(const GemvArgs<T> a) {
 }  // namespace
 
 template <class T>
-const void* row_kernel(int vector, int unroll, bool realigned) {
-    return instance_for<T>(vector, unroll, realigned, [&](auto v, auto u, auto r) -> const void* {
+const void* row_kernel(int vector, int unroll, Loads loads) {
+    return instance_for<T>(vector, unroll, loads, [&](auto v, auto u, auto r) -> const void* {
         return reinterpret_cast<const void*>(&gemv_row<T, decltype(v)::value, decltype(u)::value, decltype(r)::value>);
     });
 }
 
-template const void* row_kernel<float>(int, int, bool);
-template const void* row_kernel<double>(int, int, bool);
-template const void* row_kernel<__nv_bfloat16>(int, int, bool);
-template const void* row_kernel<__half>(int, int, bool);
-template const void* row_kernel<__nv_fp8_e4m3>(int, int, bool);
+template const void* row_kernel<float>(int, int, Loads);
+template const void* row_kernel<double>(int, int, Loads);
+template const void* row_kernel<__nv_bfloat16>(int, int, Loads);
+template const void* row_kernel<__half>(int, int, Loads);
+template const void* row_kernel<__nv_fp8_e4m3>(int, int, Loads);

@@ -2,6 +2,7 @@
 #include "gemv_versatile.cuh"
 
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 
 #include "errors.hpp"
@@ -35,7 +36,7 @@ const void* kernel_of(const VersatilePlan& p) {
     const VersatileConfig& c = p.config;
     switch (p.family) {
         case Family::col:
-            return col_kernel<T>(c.vector, c.unroll, c.loads == Loads::realigned);
+            return col_kernel<T>(c.vector, c.unroll, c.loads);
         case Family::col_short:
             return col_short_kernel<T>(c.vector, c.unroll);
         case Family::col_flat:
@@ -43,7 +44,7 @@ const void* kernel_of(const VersatilePlan& p) {
         case Family::col_tiles:
             return col_tiles_kernel<T>(int(p.m), c.unroll);
         case Family::row:
-            return row_kernel<T>(c.vector, c.unroll, c.loads == Loads::realigned);
+            return row_kernel<T>(c.vector, c.unroll, c.loads);
         case Family::row_short:
             return row_short_kernel<T>(c.vector, c.unroll);
         case Family::row_flat:
@@ -59,10 +60,20 @@ const void* kernel_of(const VersatilePlan& p) {
 gemv::Traffic traffic_of(const VersatilePlan& p) {
     const VersatileConfig& c = p.config;
     const double m = double(p.m), n = double(p.n), mn = m * n, blocks = double(c.blocks_per_row);
-    double x = mn;  // loaded beside each element of A
+    double a = mn, x = mn;  // A once; x loaded beside each element of A
     switch (p.family) {
         case Family::col:  // once per thread and column: V rows share it
             x = double(div_up(p.m, c.vector)) * n;
+            if (c.loads == Loads::staggered) {
+                // Where m is not a multiple of V, each block's loads start up to V - 1 rows early
+                // and end as late: one row group more a block, in all but the aligned columns.
+                const double extra = double(p.launch.grid.x) * n * double(c.vector - std::gcd(p.m, std::int64_t(c.vector)));
+                a += extra;
+                x += extra / c.vector;
+            }
+            break;
+        case Family::row:  // beside each element; staggered, two loads of x where a row starts off 16 bytes
+            if (c.loads == Loads::staggered) x = mn * (2 - double(std::gcd(p.n, std::int64_t(c.vector))) / c.vector);
             break;
         case Family::col_short:  // once per thread and column, for its U row groups
             x = double(div_up(p.m, std::int64_t(c.vector) * c.unroll)) * n;
@@ -83,7 +94,7 @@ gemv::Traffic traffic_of(const VersatilePlan& p) {
     if (c.combine == Combine::atomic) y = m + 2 * m * blocks;           // memset, then read-add-write per block
     if (c.combine == Combine::atomic_last) y = 2 * m * blocks + 3 * m;  // read-add-write per block; moved, zeroed
     if (c.combine == Combine::last_block) y = 2 * m * blocks + m;       // partial sums written, read, y stored
-    return {mn, x, y};
+    return {a, x, y};
 }
 
 }  // namespace

@@ -85,6 +85,8 @@ const char* to_string(Loads l) {
             return "aligned";
         case Loads::realigned:
             return "realigned";
+        case Loads::staggered:
+            return "staggered";
         case Loads::tiles:
             return "tiles";
         case Loads::flat:
@@ -104,7 +106,7 @@ const std::vector<ConfigField>& config_fields() {
         enum_field("combine", "how those blocks add up", &VersatileConfig::combine,
                    {Combine::store, Combine::atomic, Combine::atomic_last, Combine::cluster, Combine::last_block}),
         enum_field("loads", "how A is read", &VersatileConfig::loads,
-                   {Loads::aligned, Loads::realigned, Loads::flat, Loads::tiles}),
+                   {Loads::aligned, Loads::realigned, Loads::staggered, Loads::flat, Loads::tiles}),
     };
     return fields;
 }
@@ -131,7 +133,10 @@ bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
 std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
     const std::int64_t lanes = c.block / c.threads_per_row;                   // threads down a column, or rows a block
     const std::int64_t per_thread = short_rows(c, layout, n) ? c.unroll : 1;  // row groups (or rows) a thread
-    if (layout == gemv::Layout::col) return in_place(c) ? lanes * c.vector * per_thread : m;
+    if (layout == gemv::Layout::col && !in_place(c)) return m;
+    // Staggered column-major: a block's loads start up to V - 1 rows before its first row, so its
+    // lanes cover one row group more than it owns (the row blocks overlap by one row group).
+    if (layout == gemv::Layout::col) return (c.loads == Loads::staggered ? lanes - 1 : lanes) * c.vector * per_thread;
     if (c.loads == Loads::tiles) return std::int64_t(c.block) * c.vector * c.unroll;  // U tiles of V rows a thread
     return lanes * per_thread;
 }
@@ -151,8 +156,12 @@ std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::
 
 std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size) {
     const std::int64_t lanes = c.block / c.threads_per_row;  // threads down a column
-    // The fold buffer, rows x groups; none where one thread covers a column slice alone.
-    const std::int64_t groups = c.threads_per_row == 1 ? 0 : lanes < 32 ? c.block / 32 : c.threads_per_row;
+    // The fold buffer, rows x groups; none where one thread covers a column slice alone. Staggered
+    // loads fold every thread's sums in shared memory (threads of a warp start at other rows).
+    const std::int64_t groups = c.loads == Loads::staggered ? c.threads_per_row
+                                : c.threads_per_row == 1    ? 0
+                                : lanes < 32                ? c.block / 32
+                                                            : c.threads_per_row;
     const std::int64_t cluster = c.combine == Combine::cluster ? lanes : 0;  // the cluster's row sums
     return (groups * lanes + cluster) * c.vector * std::int64_t(acc_size);
 }
@@ -190,10 +199,20 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
     switch (c.loads) {
         case Loads::aligned:
         case Loads::realigned:
+        case Loads::staggered:
             if (c.loads == Loads::aligned && (col ? m : n) % c.vector)
                 return "aligned loads need a vector that divides " + std::string(col ? "m" : "n");
             if (c.loads == Loads::realigned && c.vector != widest_vector_of(elem))
                 return "realigned loads are 16 bytes: vector must be " + std::to_string(widest_vector_of(elem));
+            if (c.loads == Loads::staggered) {
+                if (c.vector != widest_vector_of(elem))
+                    return "staggered loads are 16 bytes: vector must be " + std::to_string(widest_vector_of(elem));
+                if (col && c.block / c.threads_per_row < 2)
+                    return "staggered column-major needs 2 threads or more down a column (block / threads_per_row)";
+                if (col && std::int64_t(c.threads_per_row) * m % c.vector)
+                    return "staggered column-major needs threads_per_row x m to be a multiple of the vector (each "
+                           "thread's columns start at one place in 16 bytes)";
+            }
             // The sums are kept in double for double, in float for float and every narrower format.
             if (col && col_fold_bytes(c, elem == 8 ? 8 : 4) > kFlatTileBytes)
                 return "column-major folds block x vector sums in shared memory: at most " +

@@ -25,6 +25,9 @@ enum class Loads {
     aligned,    // in place, V elements a load: V divides the dimension the loads run along
     realigned,  // in place, 16-byte loads whatever m (column-major) or n (row-major) is: the two
                 // aligned 16 bytes around V elements, shifted into place
+    staggered,  // in place, 16-byte loads whatever m or n is, each at an aligned address: a thread's
+                // loads start up to V - 1 elements early, and its sums are put in their rows once,
+                // at the end (column-major: overlapping row blocks; row-major: x realigned)
     tiles,      // m (column-major) or n (row-major) of 2 or 3, shorter than a 16-byte load: V whole
                 // columns or rows at a time, 2 or 3 aligned 16-byte loads
     flat,       // A as one flat array: column-major, few rows (sums per row in shared memory);
@@ -97,9 +100,10 @@ inline int widest_vector_of(std::size_t elem_size) {
 // read as the other layout's easy case.
 gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n);
 
-// Aligned or realigned: A read in place, a row group (column-major) or a row's slice at a time.
+// Aligned, realigned or staggered: A read in place, a row group (column-major) or a row's slice at
+// a time.
 inline bool in_place(const VersatileConfig& c) {
-    return c.loads == Loads::aligned || c.loads == Loads::realigned;
+    return c.loads == Loads::aligned || c.loads == Loads::realigned || c.loads == Loads::staggered;
 }
 
 // Rows one block covers (column-major flat: all of them) and blocks along the rows (grid.x).

@@ -75,13 +75,15 @@ __device__ __forceinline__ void load_cached(const T* p, T (&out)[V]) {
 // bytes shifted down by p's place among them. That place depends only on the column (row), so
 // every thread of a column (row) takes the same branch. The second load is the neighbouring
 // thread's first: L1 and L2 serve it, so DRAM still moves each byte of A once, but the loads and
-// the L1 traffic double (measured in step 11's README).
-template <class T, int V>
+// the L1 traffic double (measured in step 11's README). Cached: through the read-only cache
+// (__ldg), for x, which staggered row-major loads realign this way.
+template <class T, int V, bool Cached = false>
 __device__ __forceinline__ void load_realigned(const T* p, T (&out)[V]) {
     static_assert(V * sizeof(T) == 16, "realigned loads are 16 bytes");
     const unsigned skip = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p) % 16);  // bytes
     const uint4* lo = reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(p) - skip);
-    const uint4 a = __ldcs(lo), b = skip ? __ldcs(lo + 1) : a;
+    const auto load = [](const uint4* q) { return Cached ? __ldg(q) : __ldcs(q); };
+    const uint4 a = load(lo), b = skip ? load(lo + 1) : a;
     const uint4 r = gemv::shift_down_bytes(a, b, skip);  // common/realign.cuh
     memcpy(out, &r, sizeof r);
 }

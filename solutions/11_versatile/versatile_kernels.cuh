@@ -8,7 +8,7 @@
 
 // The __global__ function of each family for a vector width, an unroll and a way of loading.
 template <class T>
-const void* col_kernel(int vector, int unroll, bool realigned);  // column-major, row groups in place
+const void* col_kernel(int vector, int unroll, Loads loads);  // column-major, row groups in place
 template <class T>
 const void* col_short_kernel(int vector,
                              int unroll);  // column-major rows of a few columns: several row groups a thread
@@ -17,7 +17,7 @@ const void* col_flat_kernel(int vector, int unroll);  // column-major, few rows,
 template <class T>
 const void* col_tiles_kernel(int m, int unroll);  // column-major, 2 or 3 rows: tiles of whole columns
 template <class T>
-const void* row_kernel(int vector, int unroll, bool realigned);  // row-major, threads (and blocks) along a row
+const void* row_kernel(int vector, int unroll, Loads loads);  // row-major, threads (and blocks) along a row
 template <class T>
 const void* row_short_kernel(int vector, int unroll);  // row-major, rows of one load: several rows a thread
 template <class T>
@@ -69,13 +69,19 @@ const void* instance_for(int vector, int unroll, Pick pick) {
     return nullptr;
 }
 
-// The same with a way of loading, pick(V, U, R) with R std::true_type for realigned loads: those
-// exist for 16-byte loads alone.
+// The same with a way of loading in place, pick(V, U, L) with L a LoadsConst: realigned and
+// staggered loads exist for 16-byte loads alone.
+template <Loads L>
+using LoadsConst = std::integral_constant<Loads, L>;
+
 template <class T, class Pick>
-const void* instance_for(int vector, int unroll, bool realigned, Pick pick) {
+const void* instance_for(int vector, int unroll, Loads loads, Pick pick) {
     return instance_for<T>(vector, unroll, [&](auto v, auto u) -> const void* {
-        if (!realigned) return pick(v, u, std::false_type{});
-        if constexpr (decltype(v)::value * sizeof(T) == 16) return pick(v, u, std::true_type{});
+        if (loads == Loads::aligned) return pick(v, u, LoadsConst<Loads::aligned>{});
+        if constexpr (decltype(v)::value * sizeof(T) == 16) {
+            if (loads == Loads::realigned) return pick(v, u, LoadsConst<Loads::realigned>{});
+            if (loads == Loads::staggered) return pick(v, u, LoadsConst<Loads::staggered>{});
+        }
         return nullptr;
     });
 }

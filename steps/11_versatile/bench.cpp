@@ -1,7 +1,7 @@
 // Step 11's benchmark: the tuned kernel beside cuBLAS (step 12's calls), the read ceiling and the
 // copy figure, in one run, cold L2, every output verified. Suites: the target shapes, the tuning
-// mesh, Sørensen's figure-4 curves, shapes off the mesh against a search at that shape, and odd
-// shapes drawn from a seed. Writes CSV; prints the figures the targets are judged by on stderr.
+// mesh, Sørensen's figure-4 curves, shapes off the mesh (or given on the command line) against a
+// search at that shape, and odd shapes drawn from a seed. Writes CSV; prints the figures the targets are judged by on stderr.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -23,9 +23,34 @@ struct Row {
     std::string suite;
     gemv::Layout layout;
     std::int64_t m, n;
-    std::string config, plan, source;
+    std::string config, plan, source, best_config;
     double t11 = 0, tcublas = 0, tbest = 0;
 };
+
+// "807x168107,3109x23813" as shapes, or why not.
+std::string parse_shapes(const std::string& text, std::vector<Shape2>* out = nullptr) {
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t end = std::min(text.find(',', at), text.size());
+        const std::string one = text.substr(at, end - at);
+        const std::size_t x = one.find('x');
+        std::int64_t m = 0, n = 0;
+        std::size_t used_m = 0, used_n = 0;
+        try {
+            if (x != std::string::npos) {
+                m = std::stoll(one.substr(0, x), &used_m);
+                n = std::stoll(one.substr(x + 1), &used_n);
+            }
+        } catch (const std::exception&) {
+            used_m = 0;
+        }
+        if (x == std::string::npos || used_m != x || used_n != one.size() - x - 1 || m < 1 || n < 1)
+            return "takes shapes as MxN,MxN,... with positive M and N, not '" + one + "'";
+        if (out) out->push_back({m, n});
+        at = end + 1;
+    }
+    return "";
+}
 
 bool is_prime(std::int64_t v) {
     if (v < 2) return false;
@@ -93,7 +118,11 @@ struct Bench {
         r.t11 = p.verified_median_ms(
             f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, o.reps, "step 11 (" + r.config + ")");
         r.tcublas = cublas_ms(p, layout, m, n);
-        if (search) r.tbest = search_best(p, f, layout, m, n, o.reps).ms;
+        if (search) {
+            const Candidate best = search_best(p, f, layout, m, n, o.reps);
+            r.tbest = best.ms;
+            r.best_config = describe(best.config);
+        }
         rows.push_back(r);
         std::cerr << "." << std::flush;
     }
@@ -162,6 +191,13 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
             const std::int64_t n = std::max<std::int64_t>(3, std::llround(elems / double(m)));
             b.measure(p, suite, layout, m, n, true);
         }
+    } else if (suite == "shapes") {
+        std::vector<Shape2> shapes;
+        parse_shapes(o.text("shapes"), &shapes);
+        for (auto [m, n] : shapes) {
+            if (!b.fits(m, n)) std::cerr << "\n" << m << " x " << n << " passes --max-mib: not measured\n";
+            b.measure(p, suite, layout, m, n, true);
+        }
     } else if (suite == "odd") {
         for (auto [m, n] : odd_shapes(o.seed, int(o.integer("odd-points")), sizeof(T), b.max_elems))
             b.measure(p, suite, layout, m, n);
@@ -200,7 +236,8 @@ void write_csv(const Bench<T>& b, std::ostream& out) {
                         {"best_ms", number(r.tbest), true},
                         {"step11_config", r.config, false},
                         {"step11_plan", r.plan, false},
-                        {"step11_source", r.source, false}});
+                        {"step11_source", r.source, false},
+                        {"best_config", r.best_config, false}});
     gemv::print_fields(out, gemv::Format::csv, rows);
 }
 
@@ -226,7 +263,7 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
         } else if (r.suite == "mesh") {
             worst_small = std::max(worst_small, r.t11 / r.tcublas);
         }
-        if (r.suite == "offmesh") worst_offmesh = std::max(worst_offmesh, r.t11 / r.tbest - 1);
+        if (r.suite == "offmesh" || r.suite == "shapes") worst_offmesh = std::max(worst_offmesh, r.t11 / r.tbest - 1);
         if (r.suite == "odd" && std::isfinite(r.tcublas)) {
             ++odd;
             odd_min_ratio = std::min(odd_min_ratio, r.tcublas / r.t11);
@@ -257,6 +294,8 @@ int bench(const gemv::Options& o) {
     Bench<T> b(o);
     std::vector<std::string> suites = {o.text("suite")};
     if (suites[0] == "all") suites = {"targets", "mesh", "curves", "offmesh", "odd"};
+    if (suites[0] == "shapes" && o.text("shapes").empty())
+        throw gemv::UsageError("--suite shapes measures the shapes given by --shapes MxN,MxN,...");
     std::vector<gemv::Layout> layouts = {gemv::Layout::col, gemv::Layout::row};
     if (o.text("layouts") != "both") layouts = {o.text("layouts") == "row" ? gemv::Layout::row : gemv::Layout::col};
     std::cerr << "seed " << o.seed
@@ -290,12 +329,14 @@ int main(int argc, char** argv) {
     spec.default_reps = 15;
     spec.options = {
         gemv::choice_option("suite", "what to measure", "targets",
-                            {"targets", "mesh", "curves", "offmesh", "odd", "all"}),
+                            {"targets", "mesh", "curves", "offmesh", "odd", "shapes", "all"}),
         gemv::choice_option("layouts", "which layouts", "both", {"col", "row", "both"}),
         gemv::integer_option("max-mib", "largest footprint of A, MiB", 4096, 1, 1 << 20),
         gemv::integer_option("offmesh-points", "shapes off the mesh to check", 8, 1, 1000),
         gemv::integer_option("odd-points", "odd and prime shapes to draw (the degenerate ones come on top)", 16, 1,
                              1000),
+        gemv::text_option("shapes", "with --suite shapes: MxN,MxN,... each also searched at that shape alone", "",
+                          [](const std::string& t) { return t.empty() ? std::string() : parse_shapes(t); }),
         gemv::text_option("table-dir", "where the tuning tables are (default: beside the solution)", "auto"),
         gemv::text_option("out", "CSV file, - for standard output", "-")};
     return gemv::run_step(argc, argv, spec, [](gemv::Options o) {

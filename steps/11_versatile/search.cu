@@ -37,6 +37,8 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
         if (col) {  // from one thread a row group (p) to 32 threads along the columns (p / 32)
             const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least(need));
             alongs = {p, p / 2, p / 8, p / 32};
+            // Staggered loads with an odd m need 4 threads along the columns or more (float).
+            if (loads == Loads::staggered) alongs.push_back(p / 4);
         } else {  // one vector per thread per row pass, up to eight: a warp's loads stay contiguous
             const std::int64_t p = std::min<std::int64_t>(block, pow2_at_least((need + 7) / 8));
             alongs = {p / 4, p, 2 * p, 4 * p, pow2_at_least(need)};
@@ -95,8 +97,11 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
     const bool col = layout == gemv::Layout::col;
     const int widest = widest_vector_of(elem), vector = widest_vector(layout, m, n, elem);
     in_place_candidates(out, layout, m, n, elem, sm_count, vector, Loads::aligned);
-    // 16-byte loads that do not divide m (n): the same in place, realigned.
-    if (vector < widest) in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::realigned);
+    // 16-byte loads that do not divide m (n): the same in place, staggered and realigned.
+    if (vector < widest) {
+        in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::staggered);
+        in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::realigned);
+    }
     // Column-major with few rows, flat: 16-byte loads whatever m is, about one or four waves.
     if (col && m <= kFlatMaxRows)
         for (int block : {256, 512}) {
