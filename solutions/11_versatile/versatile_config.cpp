@@ -136,7 +136,9 @@ std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::
     if (layout == gemv::Layout::col && !in_place(c)) return m;
     // Staggered column-major: a block's loads start up to V - 1 rows before its first row, so its
     // lanes cover one row group more than it owns (the row blocks overlap by one row group).
-    if (layout == gemv::Layout::col) return (c.loads == Loads::staggered ? lanes - 1 : lanes) * c.vector * per_thread;
+    // (A staggered configuration with one lane is refused by versatile_invalid.)
+    const std::int64_t owned = c.loads == Loads::staggered && lanes > 1 ? lanes - 1 : lanes;
+    if (layout == gemv::Layout::col) return owned * c.vector * per_thread;
     if (c.loads == Loads::tiles) return std::int64_t(c.block) * c.vector * c.unroll;  // U tiles of V rows a thread
     return lanes * per_thread;
 }

@@ -23,7 +23,7 @@ struct Row {
     std::string suite;
     gemv::Layout layout;
     std::int64_t m, n;
-    std::string config, plan, source, best_config;
+    std::string config, plan, source, best_config, best_by_loads;
     double t11 = 0, tcublas = 0, tbest = 0;
 };
 
@@ -119,9 +119,13 @@ struct Bench {
             f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, o.reps, "step 11 (" + r.config + ")");
         r.tcublas = cublas_ms(p, layout, m, n);
         if (search) {
-            const Candidate best = search_best(p, f, layout, m, n, o.reps);
+            std::map<Loads, Candidate> by_loads;
+            const Candidate best = search_best(p, f, layout, m, n, o.reps, &by_loads);
             r.tbest = best.ms;
             r.best_config = describe(best.config);
+            for (const auto& [loads, c] : by_loads)
+                r.best_by_loads += (r.best_by_loads.empty() ? "" : "; ") + std::string(to_string(loads)) + " " +
+                                   gemv::number(c.ms) + " ms";
         }
         rows.push_back(r);
         std::cerr << "." << std::flush;
@@ -237,7 +241,8 @@ void write_csv(const Bench<T>& b, std::ostream& out) {
                         {"step11_config", r.config, false},
                         {"step11_plan", r.plan, false},
                         {"step11_source", r.source, false},
-                        {"best_config", r.best_config, false}});
+                        {"best_config", r.best_config, false},
+                        {"best_ms_by_loads", r.best_by_loads, false}});
     gemv::print_fields(out, gemv::Format::csv, rows);
 }
 

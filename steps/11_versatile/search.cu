@@ -96,12 +96,14 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
     std::vector<VersatileConfig> out;
     const bool col = layout == gemv::Layout::col;
     const int widest = widest_vector_of(elem), vector = widest_vector(layout, m, n, elem);
+    // 16-byte loads that do not divide m (n): in place, staggered (first: a fast candidate early
+    // stops the slower ones sooner), and in the 16- and 8-bit formats (where the alternative is a
+    // 2- or 1-byte load) realigned. In float and double, realigned loads (two a vector) lost to 4-
+    // and 8-byte ones (the experiments file, stop 20), and staggered ones read the same 16 bytes
+    // with one load.
+    if (vector < widest) in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::staggered);
     in_place_candidates(out, layout, m, n, elem, sm_count, vector, Loads::aligned);
-    // 16-byte loads that do not divide m (n): the same in place, staggered and realigned.
-    if (vector < widest) {
-        in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::staggered);
-        in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::realigned);
-    }
+    if (vector < widest && elem < 4) in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::realigned);
     // Column-major with few rows, flat: 16-byte loads whatever m is, about one or four waves.
     if (col && m <= kFlatMaxRows)
         for (int block : {256, 512}) {
@@ -174,7 +176,7 @@ double time_config(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::
 
 template <class T>
 Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
-                      std::int64_t n, int reps) {
+                      std::int64_t n, int reps, std::map<Loads, Candidate>* by_loads) {
     Candidate best;
     best.ms = INFINITY;
     for (const VersatileConfig& c : candidate_configs(kernel_layout(layout, m, n), m, n, sizeof(T), f.sm_count)) {
@@ -182,6 +184,7 @@ Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gem
         if (first > 1.15 * best.ms) continue;  // clearly slower: not worth the full measurement
         const double ms = time_config(p, f, layout, m, n, c, reps, false);
         if (ms < best.ms) best = {c, ms};
+        if (by_loads && (!by_loads->count(c.loads) || ms < (*by_loads)[c.loads].ms)) (*by_loads)[c.loads] = {c, ms};
     }
     return best;
 }
@@ -190,7 +193,7 @@ Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gem
     template double time_config<T>(gemv::DeviceProblem<T>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t,    \
                                    std::int64_t, const VersatileConfig&, int, bool);                                 \
     template Candidate search_best<T>(gemv::DeviceProblem<T>&, const gemv::DeviceFacts&, gemv::Layout, std::int64_t, \
-                                      std::int64_t, int);
+                                      std::int64_t, int, std::map<Loads, Candidate>*);
 GEMV_SEARCH_INSTANCES(float)
 GEMV_SEARCH_INSTANCES(double)
 GEMV_SEARCH_INSTANCES(__nv_bfloat16)  // step 15's formats

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "device_problem.cuh"
@@ -24,7 +25,9 @@ double time_config(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::
                    std::int64_t n, const VersatileConfig& c, int reps, bool verify = true);
 
 // Verifies each candidate once, times it (one cold run first; a candidate 1.15 times slower than
-// the best so far stops there), and returns the fastest. Throws if any candidate is wrong.
+// the best so far stops there), and returns the fastest. Throws if any candidate is wrong. With
+// by_loads, also the fastest of each way of loading (a candidate stopped early is not timed, so
+// a way of loading whose every candidate stopped there is missing).
 template <class T>
 Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
-                      std::int64_t n, int reps);
+                      std::int64_t n, int reps, std::map<Loads, Candidate>* by_loads = nullptr);
