@@ -14,6 +14,21 @@ namespace {
 // elements at c_begin + g·V, then G·V further on, and so on, up to c_stop, the end of the last
 // whole vector. With realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes,
 // and its last n mod V elements, past c_stop, are added one at a time.
+// x[q·V - shift …] for lane g of a warp on one row whose lanes load side by side: the aligned 16
+// bytes at q·V, and the 16 before them from the lane before (the first lane loads its own), so
+// that x is loaded once, as A is. Every lane of the warp must call it.
+template <class T, int V>
+__device__ __forceinline__ void load_x_shuffled(const T* xq, int shift, int g, T (&out)[V]) {
+    uint4 hi = __ldg(reinterpret_cast<const uint4*>(xq)), lo;
+    lo.x = __shfl_up_sync(0xffffffffu, hi.x, 1);
+    lo.y = __shfl_up_sync(0xffffffffu, hi.y, 1);
+    lo.z = __shfl_up_sync(0xffffffffu, hi.z, 1);
+    lo.w = __shfl_up_sync(0xffffffffu, hi.w, 1);
+    if (g % 32 == 0 && shift) lo = __ldg(reinterpret_cast<const uint4*>(xq) - 1);
+    const uint4 x = shift ? gemv::shift_down_bytes(lo, hi, unsigned(V - shift) * sizeof(T)) : hi;
+    memcpy(out, &x, sizeof x);
+}
+
 // BEGIN EXCERPT row_staggered
 // Staggered loads: the aligned 16 bytes of the row start `shift` elements before it, and load q
 // of the row holds its columns q·V - shift to q·V - shift + V - 1. A is read only in aligned 16
@@ -32,13 +47,18 @@ __device__ typename GemvArgs<T>::Acc row_part_staggered(const GemvArgs<T>& a, st
     const std::int64_t q_last = (n + shift) / V;  // past the whole loads; a partial one if (n + shift) % V
     std::int64_t q = max(q_begin, std::int64_t(shift ? 1 : 0)) + g;
     const std::int64_t q_stop = min(q_end, q_last);
-    for (; q + std::int64_t(U - 1) * G < q_stop; q += std::int64_t(U) * G) {
+    // A warp on one row shares x by shuffles: it steps while its last lane has U whole loads.
+    const int behind = G >= 32 ? 31 - g % 32 : 0;
+    for (; q + behind + std::int64_t(U - 1) * G < q_stop; q += std::int64_t(U) * G) {
         T v[U][V], xv[U][V];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             load_streaming<T, V>(r + (q + u * G) * V, v[u]);
-            load_realigned<T, V, true>(a.x + ((q + u * G) * V - shift), xv[u]);
+            if (G < 32) load_realigned<T, V, true>(a.x + ((q + u * G) * V - shift), xv[u]);
         }
+        if (G >= 32)  // a warp on one row, its loads side by side: the x before a lane's is its neighbour's
+#pragma unroll
+            for (int u = 0; u < U; ++u) load_x_shuffled<T, V>(a.x + (q + u * G) * V, shift, g, xv[u]);
 #pragma unroll
         for (int u = 0; u < U; ++u)
 #pragma unroll
