@@ -108,6 +108,7 @@ TuningTable load_tuning_table(const std::string& path) {
             if (key == "git_revision") t.git_revision = value;
             if (key == "created") t.created = value;
             if (key == "tuning_seconds") t.tuning_seconds = std::atof(value.c_str());
+            if (key == "resumed_points") t.resumed_points = std::atoi(value.c_str());
             continue;
         }
         if (!header) {
@@ -134,8 +135,9 @@ void save_tuning_table(const TuningTable& t, const std::string& path) {
     out << "# step 11 tuning table: the fastest verified configuration at each mesh point (step11_tune)\n"
         << "# device: " << t.device << "\n# precision: " << t.precision << "\n# layout: " << t.layout
         << "\n# git_revision: " << t.git_revision << "\n# created: " << t.created
-        << "\n# tuning_seconds: " << t.tuning_seconds << "\n"
-        << point_header() << "\n";
+        << "\n# tuning_seconds: " << t.tuning_seconds << "\n";
+    if (t.resumed_points) out << "# resumed_points: " << t.resumed_points << "\n";
+    out << point_header() << "\n";
     for (const TunedPoint& p : t.points) out << point_line(p) << "\n";
     if (!out) throw std::runtime_error("cannot write " + path);
 }

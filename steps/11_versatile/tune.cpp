@@ -74,6 +74,7 @@ int tune(const gemv::Options& o) {
     if (out == "auto") out = default_tuning_dir() + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), layout);
     const std::string partial = out + ".partial";
     std::map<Shape2, TunedPoint> done = resume(partial, layout, sizeof(T));
+    const int resumed = static_cast<int>(done.size());
     // Points whose own layout reads as the other one (1 x n column-major) are tuned in that table.
     std::vector<Shape2> points;
     for (const Shape2& p : mesh_points(layout, axis, max_elems, sizeof(T)))
@@ -115,6 +116,7 @@ int tune(const gemv::Options& o) {
     t.git_revision = gemv::git_revision();
     t.created = gemv::utc_date();
     t.tuning_seconds = seconds;
+    t.resumed_points = resumed;
     for (auto [m, n] : points) t.points.push_back(done[{m, n}]);
     save_tuning_table(t, out);
     std::remove(partial.c_str());
