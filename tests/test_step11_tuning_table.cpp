@@ -144,7 +144,7 @@ TEST_CASE("step 11: a missing, corrupt, invalid or foreign table falls back to a
     }
 }
 
-TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in flight where they are narrow",
+TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in flight where they are narrow, staggered",
           "[step11]") {
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (std::size_t elem : {std::size_t(4), std::size_t(8)})
@@ -155,9 +155,15 @@ TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in fli
                     INFO(m << " x " << n << " " << gemv::layout_word(layout) << ", " << describe(c));
                     REQUIRE(versatile_invalid(c, kl, m, n, elem).empty());
                 }
-    REQUIRE(versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, 132).unroll == 16);  // 4-byte loads
+    REQUIRE(versatile_heuristic(gemv::Layout::row, 1025, 65537, 4, 132).unroll == 16);  // 4-byte loads
     REQUIRE(versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, 132).unroll == 8);   // 8-byte loads
     REQUIRE(versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, 132).unroll == 4);   // 16-byte loads
+    // Column-major with an odd m: staggered 16-byte loads, 4 threads (float) along the columns or more.
+    const VersatileConfig odd = versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, 132);
+    REQUIRE(odd.loads == Loads::staggered);
+    REQUIRE(odd.vector == 4);
+    REQUIRE(odd.threads_per_row % 4 == 0);
+    REQUIRE(versatile_heuristic(gemv::Layout::col, 31, 1025, 4, 132).loads == Loads::aligned);  // too few rows
 }
 
 TEST_CASE("step 11: a 1 x n column-major or m x 1 row-major matrix is read as the other layout", "[step11]") {
