@@ -36,22 +36,23 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     Acc* cluster_sums = gemv::dynamic_shared<Acc>();
     Acc* folded = cluster_sums + (a.combine == Combine::cluster ? outs : 0);
     const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
-    const std::int64_t m = a.m, base = std::int64_t(blockIdx.x) * outs;
+    const std::int64_t m = a.m, group_row = (std::int64_t(blockIdx.x) * (outs / V) + tr) * V;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
     const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
-    // Staggered: the aligned 16 bytes around row base + tr·V of this thread's columns start
-    // `shift` rows before it, the same in each of its columns (Tc·m is a multiple of V), so its V
-    // rows start there. The block's first lane then loads rows of the block before it, its last
-    // lane the rows it lacks; the sums of rows it does not own are dropped when it folds.
+    // Staggered: the aligned 16 bytes around row group_row of this thread's columns start `shift`
+    // rows before it, the same in each of its columns (Tc·m is a multiple of V), so its V rows
+    // start there. The block's first lane then loads rows of the block before it, its last lane
+    // the rows it lacks; the sums of rows it does not own are dropped when it folds.
     const int shift = S ? int((c_begin + tc) * m % V) : 0;
-    const std::int64_t row0 = base + std::int64_t(tr) * V - shift;
+    const std::int64_t row0 = group_row - shift;
     Acc acc[V] = {};
     if (R && row0 < m && row0 + V > m) {
         add_last_rows<T, V>(a, row0, c_begin + tc, c_end, acc);
-    } else if (row0 < (S ? min(base + outs, m) : m)) {
+    } else if (row0 < (S ? min(std::int64_t(blockIdx.x + 1) * outs, m) : m)) {
         // TODO: walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j],
     }
     // END EXCERPT col
+    const std::int64_t base = std::int64_t(blockIdx.x) * outs;
     const int count = static_cast<int>(min(std::int64_t(outs), m - base));
     if (!S && Tc == 1 && a.combine == Combine::store && row0 + V <= m) {
         store_streaming<Acc, V>(a.y + row0, acc);  // its own V rows: one vector store
