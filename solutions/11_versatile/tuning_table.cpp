@@ -1,6 +1,7 @@
 #include "tuning_table.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -240,6 +241,15 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         } else {
             c.threads_per_row = static_cast<int>(std::min<std::int64_t>(c.threads_per_row, cover));
         }
+    }
+    if (c.loads == Loads::staggered && col && row_blocks(tuned.config, layout, tuned.m, tuned.n) == 1) {
+        // Staggered blocks own one row group less than their lanes cover: where the tuned point fit
+        // one block, keep one (127 rows on a configuration tuned at 91 would leave a second block of
+        // 3 rows), with enough threads along the columns left for one start in 16 bytes.
+        const std::int64_t lanes = pow2_at_least((m + c.vector - 1) / c.vector + 1);
+        const int min_tc = c.vector / static_cast<int>(std::gcd(m, std::int64_t(c.vector)));
+        if (lanes > c.block / c.threads_per_row && lanes <= c.block / min_tc)
+            c.threads_per_row = static_cast<int>(c.block / lanes);
     }
     if (in_place(c) && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
         const std::int64_t tuned_rows = row_blocks(tuned.config, layout, tuned.m, tuned.n);
