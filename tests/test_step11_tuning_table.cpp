@@ -259,9 +259,8 @@ TEST_CASE("step 11: a staggered configuration tuned in one row block stays in on
     const TempDir dir;
     // 91 rows in one block of 32 lanes (31 row groups of 4 owned); 127 rows need 33 groups.
     const std::int64_t n = 2625745;
-    const std::string path =
-        saved_table(dir, "staggered.csv", "float", "col",
-                    {{91, n, {512, 4, 2, 16, 1056, Combine::atomic, Loads::staggered}, 100}});
+    const std::string path = saved_table(dir, "staggered.csv", "float", "col",
+                                         {{91, n, {512, 4, 2, 16, 1056, Combine::atomic, Loads::staggered}, 100}});
     for (std::int64_t m : {std::int64_t(91), std::int64_t(127), std::int64_t(253), std::int64_t(1001)}) {
         INFO("m = " << m);
         const auto c = choose_config(path, "Test GPU", 132, gemv::Layout::col, gemv::Precision::f32, m, n);

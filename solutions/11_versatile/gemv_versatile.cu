@@ -67,7 +67,8 @@ gemv::Traffic traffic_of(const VersatilePlan& p) {
             if (c.loads == Loads::staggered) {
                 // Where m is not a multiple of V, each block's loads start up to V - 1 rows early
                 // and end as late: one row group more a block, in all but the aligned columns.
-                const double extra = double(p.launch.grid.x) * n * double(c.vector - std::gcd(p.m, std::int64_t(c.vector)));
+                const double extra =
+                    double(p.launch.grid.x) * n * double(c.vector - std::gcd(p.m, std::int64_t(c.vector)));
                 a += extra;
                 x += extra / c.vector;
             }

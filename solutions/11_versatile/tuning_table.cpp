@@ -1,11 +1,11 @@
 #include "tuning_table.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <cctype>
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <stdexcept>

@@ -1,7 +1,8 @@
 // Step 11's benchmark: the tuned kernel beside cuBLAS (step 12's calls), the read ceiling and the
 // copy figure, in one run, cold L2, every output verified. Suites: the target shapes, the tuning
 // mesh, Sørensen's figure-4 curves, shapes off the mesh (or given on the command line) against a
-// search at that shape, and odd shapes drawn from a seed. Writes CSV; prints the figures the targets are judged by on stderr.
+// search at that shape, and odd shapes drawn from a seed. Writes CSV; prints the figures the
+// targets are judged by on stderr.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
