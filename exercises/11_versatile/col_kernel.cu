@@ -39,12 +39,14 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     const std::int64_t m = a.m, group_row = (std::int64_t(blockIdx.x) * (outs / V) + tr) * V;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
     const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
+    // BEGIN EXCERPT col_staggered
     // Staggered: the aligned 16 bytes around row group_row of this thread's columns start `shift`
     // rows before it, the same in each of its columns (Tc·m is a multiple of V), so its V rows
     // start there. The block's first lane then loads rows of the block before it, its last lane
     // the rows it lacks; the sums of rows it does not own are dropped when it folds.
     const int shift = S ? int((c_begin + tc) * m % V) : 0;
     const std::int64_t row0 = group_row - shift;
+    // END EXCERPT col_staggered
     Acc acc[V] = {};
     if (R && row0 < m && row0 + V > m) {
         add_last_rows<T, V>(a, row0, c_begin + tc, c_end, acc);
