@@ -10,10 +10,6 @@
 
 namespace {
 
-// This thread's part of row · x over the columns [c_begin, c_end): thread g of the row loads V
-// elements at c_begin + g·V, then G·V further on, and so on, up to c_stop, the end of the last
-// whole vector. With realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes,
-// and its last n mod V elements, past c_stop, are added one at a time.
 // x[q·V - shift …] for lane g of a warp on one row whose lanes load side by side: the aligned 16
 // bytes at q·V, and the 16 before them from the lane before (the first lane loads its own), so
 // that x is loaded once, as A is. Every lane of the warp must call it.
@@ -32,7 +28,8 @@ __device__ __forceinline__ void load_x_shuffled(const T* xq, int shift, int g, T
 // BEGIN EXCERPT row_staggered
 // Staggered loads: the aligned 16 bytes of the row start `shift` elements before it, and load q
 // of the row holds its columns q·V - shift to q·V - shift + V - 1. A is read only in aligned 16
-// bytes; x, which every row reads from cache, is realigned to them (load_realigned). The row's
+// bytes; x, which every row reads from cache, is realigned to them (across a warp on one row by
+// shuffles, load_x_shuffled; elsewhere by a second load, load_realigned). The row's
 // first and last loads, which also hold the rows beside it, are added an element at a time. A
 // slice [c_begin, c_end) takes the loads whose column q·V it holds (the last slice the rest).
 template <class T, int V, int U>
@@ -82,6 +79,10 @@ __device__ typename GemvArgs<T>::Acc row_part_staggered(const GemvArgs<T>& a, st
 }
 // END EXCERPT row_staggered
 
+// This thread's part of row · x over the columns [c_begin, c_end): thread g of the row loads V
+// elements at c_begin + g·V, then G·V further on, and so on, up to c_stop, the end of the last
+// whole vector. With realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes,
+// and its last n mod V elements, past c_stop, are added one at a time.
 template <class T, int V, int U, Loads L>
 __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
                                               std::int64_t c_end) {

@@ -25,8 +25,8 @@ struct TuningTable {
 };
 
 // A table is a CSV file: "# key: value" lines (device, precision, layout, git_revision, created,
-// tuning_seconds, resumed_points), then the header `m,n,<config_fields()>,gbps` and one line per point. The
-// tuner's resume file is the same lines without the metadata.
+// tuning_seconds, resumed_points), then the header `m,n,<config_fields()>,gbps` and one line per
+// point. The tuner's resume file is the same lines without the metadata.
 // load throws std::runtime_error naming what is wrong (unreadable, another header, an invalid entry).
 TuningTable load_tuning_table(const std::string& path);
 void save_tuning_table(const TuningTable& table, const std::string& path);
