@@ -5,7 +5,6 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
-#include <numeric>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -247,8 +246,7 @@ VersatileConfig adapt(const TunedPoint& tuned, gemv::Layout layout, std::int64_t
         // one block, keep one (127 rows on a configuration tuned at 91 would leave a second block of
         // 3 rows), with enough threads along the columns left for one start in 16 bytes.
         const std::int64_t lanes = pow2_at_least((m + c.vector - 1) / c.vector + 1);
-        const int min_tc = c.vector / static_cast<int>(std::gcd(m, std::int64_t(c.vector)));
-        if (lanes > c.block / c.threads_per_row && lanes <= c.block / min_tc)
+        if (lanes > c.block / c.threads_per_row && lanes <= c.block / staggered_threads_per_row(m, c.vector))
             c.threads_per_row = static_cast<int>(c.block / lanes);
     }
     if (in_place(c) && c.blocks_per_row > 1 && c.combine != Combine::cluster) {

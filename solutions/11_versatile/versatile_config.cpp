@@ -211,7 +211,7 @@ std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std
                     return "staggered loads are 16 bytes: vector must be " + std::to_string(widest_vector_of(elem));
                 if (col && c.block / c.threads_per_row < 2)
                     return "staggered column-major needs 2 threads or more down a column (block / threads_per_row)";
-                if (col && std::int64_t(c.threads_per_row) * m % c.vector)
+                if (col && c.threads_per_row % staggered_threads_per_row(m, c.vector))
                     return "staggered column-major needs threads_per_row x m to be a multiple of the vector (each "
                            "thread's columns start at one place in 16 bytes)";
             }
@@ -268,7 +268,7 @@ VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::in
     c.vector = widest_vector(layout, m, n, elem);
     // Column-major with an m that 16-byte loads do not divide, of 8 row groups or more: staggered
     // 16-byte loads (faster than narrow aligned ones at every such shape step11_bench searched on
-    // the H100, slides/data/step11/h100_step11_experiments.csv).
+    // the H100, slides/data/step11/h100_step11_staggered_shapes_*.csv).
     const int widest = widest_vector_of(elem);
     const bool staggered = col && c.vector < widest && m >= 8 * widest;
     if (staggered) {
@@ -283,7 +283,7 @@ VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::in
     c.threads_per_row = static_cast<int>(col ? c.block / along_threads : along_threads);
     // Staggered: enough threads along the columns that each thread's columns start at one place in
     // 16 bytes (threads_per_row x m a multiple of the vector).
-    if (staggered) c.threads_per_row = std::max(c.threads_per_row, int(widest / std::gcd(m, std::int64_t(widest))));
+    if (staggered) c.threads_per_row = std::max(c.threads_per_row, staggered_threads_per_row(m, widest));
     const std::int64_t blocks = row_blocks(c, layout, m, n);
     const std::int64_t wanted = blocks_per_wave(sm_count, c.block);  // one full wave
     // Each thread keeps at least 16 loads' worth of its slice of the columns.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,13 @@ inline int widest_vector_of(std::size_t elem_size) {
 // 1×n row-major one, and an m×1 row-major matrix the same as an m×1 column-major one; each is
 // read as the other layout's easy case.
 gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n);
+
+// Staggered column-major loads: the fewest threads along the columns (threads_per_row divides by
+// it) for which each thread's columns start at one place in 16 bytes, threads_per_row x m a
+// multiple of the vector: 1 where the vector divides m, the vector where m is odd.
+inline int staggered_threads_per_row(std::int64_t m, int vector) {
+    return vector / static_cast<int>(std::gcd(m, std::int64_t(vector)));
+}
 
 // Aligned, realigned or staggered: A read in place, a row group (column-major) or a row's slice at
 // a time.
