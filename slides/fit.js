@@ -111,8 +111,16 @@ async function main() {
       // Let fonts load and Marp's code scaling settle before measuring.
       await page.evaluate(() => document.fonts.ready.then(
         () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))));
-      await new Promise((done) => setTimeout(done, 300));
-      const slides = await page.evaluate(measure);
+      // Marp scales each code block in its own time: measure until two measures 300 ms apart agree, so
+      // that a slow machine is not measured mid-scaling (CI once saw one slide 36 px taller than here).
+      let slides = null;
+      for (let tries = 0; tries < 20; ++tries) {
+        await new Promise((done) => setTimeout(done, 300));
+        const now = await page.evaluate(measure);
+        const same = slides && JSON.stringify(now) === JSON.stringify(slides);
+        slides = now;
+        if (same) break;
+      }
       const over = slides.filter((s) => s.bottom > s.height + 1 || s.right > s.width + 1);
       for (const s of over) {
         console.error(`fit: ${f} slide ${s.slide} "${s.title}": content reaches ${Math.round(s.bottom)} px of ` +
