@@ -1195,41 +1195,39 @@ def roofverdict_table(name, files, out):
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
 
 
-def summary_table(name, files, out):
+def largest_square_table(files, out, caption, head, cells):
+    """One table a file: its rows at the largest square, under CAPTION(first of them, all rows, path)."""
     parts = []
     for path in files:
         rows = read_rows(path)
         if not rows:
             continue
         big = largest_square(rows)
-        r0 = big[0]
-        parts.append(f"{r0['m']} x {r0['n']} {r0.get('precision', '')}, {footprint_text(num(r0, 'bytes'))}, "
-                     f"{r0.get('cache', '')} cache, median of {r0.get('reps', '?')}; "
-                     f"measured on {provenance(rows, path)}\n\n" +
-                     md_table(["variant", "time", "GB/s", "% of read ceiling", "GFLOP/s", "CGMA", "verified"],
-                              [[r["variant"], f"{sig(num(r, 'median_ms'))} ms", sig(num(r, 'gbps')),
-                                f"{pct1(num(r, 'pct_ceiling'))} of {sig(num(r, 'ceiling_gbps'))}",
-                                sig(num(r, 'gflops')), sig(num(r, 'cgma')), r.get("verified", "")]
-                               for r in big]))
+        parts.append(caption(big[0], rows, path) + "\n\n" + md_table(head, [cells(r) for r in big]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+
+
+def summary_table(name, files, out):
+    largest_square_table(
+        files, out,
+        lambda r0, rows, path: (f"{r0['m']} x {r0['n']} {r0.get('precision', '')}, {footprint_text(num(r0, 'bytes'))}, "
+                          f"{r0.get('cache', '')} cache, median of {r0.get('reps', '?')}; "
+                          f"measured on {provenance(rows, path)}"),
+        ["variant", "time", "GB/s", "% of read ceiling", "GFLOP/s", "CGMA", "verified"],
+        lambda r: [r["variant"], f"{sig(num(r, 'median_ms'))} ms", sig(num(r, 'gbps')),
+                   f"{pct1(num(r, 'pct_ceiling'))} of {sig(num(r, 'ceiling_gbps'))}",
+                   sig(num(r, 'gflops')), sig(num(r, 'cgma')), r.get("verified", "")])
 
 
 def occupancy_table(name, files, out):
-    parts = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
-        big = largest_square(rows)
-        r0 = big[0]
-        parts.append(f"{r0['m']} x {r0['n']} {r0.get('precision', '')}; from the CUDA occupancy API, "
-                     f"measured on {provenance(rows, path)}\n\n" +
-                     md_table(["variant", "launch", "registers / thread", "shared / block", "blocks / SM",
-                               "occupancy", "limited by"],
-                              [[r["variant"], r.get("launch", ""), r.get("registers_per_thread", ""),
-                                f"{int(num(r, 'shared_bytes_per_block'))} B", r.get("blocks_per_sm", ""),
-                                occupancy_pct(num(r, 'occupancy')), r.get("limiter", "")] for r in big]))
-    pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
+    largest_square_table(
+        files, out,
+        lambda r0, rows, path: (f"{r0['m']} x {r0['n']} {r0.get('precision', '')}; from the CUDA occupancy API, "
+                          f"measured on {provenance(rows, path)}"),
+        ["variant", "launch", "registers / thread", "shared / block", "blocks / SM", "occupancy", "limited by"],
+        lambda r: [r["variant"], r.get("launch", ""), r.get("registers_per_thread", ""),
+                   f"{int(num(r, 'shared_bytes_per_block'))} B", r.get("blocks_per_sm", ""),
+                   occupancy_pct(num(r, 'occupancy')), r.get("limiter", "")])
 
 
 def short_launch(r):
