@@ -69,8 +69,9 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                     // Split rows are added atomically into y zeroed first. Adding them in order
                     // in the last block won few points of a first float tuning
                     // (slides/data/step11/h100_step11_first_tuning_float_col.csv); atomics into a
-                    // workspace moved by the last block (atomic_last, one launch) won 5 % at one
-                    // mid-size point and lost 1.5 to 5 % at two others (the experiments file).
+                    // workspace moved by the last block (atomic_last, one launch) won at one
+                    // mid-size point and lost at two others (slides/data/step11/
+                    // h100_step11_experiments.csv, stop 20).
                     c.unroll = unroll;
                     c.blocks_per_row = s;
                     c.combine = s == 1 ? Combine::store : Combine::atomic;
