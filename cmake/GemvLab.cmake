@@ -154,11 +154,12 @@ function(gemv_add_program_tests program labels bad_args)
     string(SUBSTRING "${c}" ${bar} -1 rest)
     list(APPEND cases "${name}|2|${rest}")
   endforeach()
+  # Bad input and --help are answered before the program asks for a GPU: exit 77 fails them.
   foreach(c IN LISTS cases)
     gemv_split_case("${c}" name code regex args)
     add_test(NAME ${program}_cli_${name}
              COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> "-DARGS=${args}" -DEXPECT_CODE=${code}
-                     "-DEXPECT_REGEX=${regex}" -P "${check}")
+                     -DBEFORE_DEVICE=1 "-DEXPECT_REGEX=${regex}" -P "${check}")
     set_tests_properties(${program}_cli_${name} PROPERTIES LABELS "${labels};cli")
   endforeach()
   # A small default-shaped run: verifies end to end, skipped (77) without a GPU.

@@ -3,7 +3,8 @@
 # exit code EXPECT_CODE and output (stdout and stderr, every rank's) matching EXPECT_REGEX; with
 # ONCE, that regex must match exactly once (rank 0 alone speaks).
 # Exit 77 where it was not expected means no GPU: it prints "skipped: no CUDA device (exit 77)",
-# which a test maps to skipped with SKIP_REGULAR_EXPRESSION.
+# which a test maps to skipped with SKIP_REGULAR_EXPRESSION. With BEFORE_DEVICE (bad input that
+# must be refused before the program asks for a GPU), exit 77 fails instead.
 if(DEFINED COMMAND)
   string(REPLACE "," ";" command "${COMMAND}")
 else()
@@ -12,6 +13,9 @@ else()
 endif()
 execute_process(COMMAND ${command} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(REPLACE ";" " " what "${command}")
+if(code STREQUAL "77" AND NOT EXPECT_CODE STREQUAL "77" AND DEFINED BEFORE_DEVICE)
+  message(FATAL_ERROR "${what}: asked for a GPU (exit 77) before refusing its input\n${out}${err}")
+endif()
 if(code STREQUAL "77" AND NOT EXPECT_CODE STREQUAL "77")
   message("skipped: no CUDA device (exit 77)\n${what}\n${out}${err}")
   return()

@@ -33,7 +33,7 @@ std::vector<CommonOption> every_common_option() {
 }
 
 StepOption integer_option(const std::string& name, const std::string& help, std::optional<std::int64_t> default_value,
-                          std::int64_t min, std::int64_t max) {
+                          std::int64_t min, std::int64_t max, std::int64_t multiple) {
     StepOption o;
     o.name = name;
     o.help = help;
@@ -41,6 +41,7 @@ StepOption integer_option(const std::string& name, const std::string& help, std:
     if (default_value) o.default_value = std::to_string(*default_value);
     o.min = min;
     o.max = max;
+    o.multiple = multiple;
     return o;
 }
 
@@ -293,9 +294,14 @@ void set_common(Options& o, const StepSpec& spec, CommonOption option, const std
 
 void set_step_option(Options& o, const StepOption& so, const std::string& value) {
     switch (so.kind) {
-        case StepOption::Kind::integer:
-            o.step_values[so.name] = parse_int(so.name, value, so.min, so.max);
+        case StepOption::Kind::integer: {
+            const std::int64_t v = parse_int(so.name, value, so.min, so.max);
+            if (v % so.multiple)
+                throw UsageError("--" + so.name + " must be a multiple of " + std::to_string(so.multiple) + ", not " +
+                                 value);
+            o.step_values[so.name] = v;
             return;
+        }
         case StepOption::Kind::choice:
             if (std::find(so.choices.begin(), so.choices.end(), value) == so.choices.end())
                 throw UsageError("--" + so.name + " does not take '" + value + "'");

@@ -31,13 +31,14 @@ struct StepOption {
     Kind kind = Kind::integer;
     std::optional<std::string> default_value;  // as the usage shows it
     std::int64_t min = 1, max = INT32_MAX;     // integer
+    std::int64_t multiple = 1;                 // integer: a multiple of this (32: whole warps)
     std::vector<std::string> choices;          // choice
     // text: what is wrong with a value ("" when it is good), checked as the command line is read,
     // so that bad input is refused (exit 2) before any device is asked for.
     std::function<std::string(const std::string&)> check;
 };
 StepOption integer_option(const std::string& name, const std::string& help, std::optional<std::int64_t> default_value,
-                          std::int64_t min, std::int64_t max);
+                          std::int64_t min, std::int64_t max, std::int64_t multiple = 1);
 StepOption choice_option(const std::string& name, const std::string& help, const std::string& default_value,
                          const std::vector<std::string>& choices);
 StepOption text_option(const std::string& name, const std::string& help, std::optional<std::string> default_value,

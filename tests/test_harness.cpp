@@ -288,7 +288,7 @@ StepSpec test_spec() {
     s.name = "test";
     s.title = "a test";
     s.layouts = {Layout::col};
-    s.options = {integer_option("block-size", "threads per block", 256, 32, 1024),
+    s.options = {integer_option("block-size", "threads per block", 256, 32, 1024, 32),
                  choice_option("variant", "which", "a", {"a", "b"})};
     return s;
 }
@@ -376,6 +376,7 @@ TEST_CASE("the command line refuses every bad input with a message naming it", "
     REQUIRE(usage_error({"--cache", "warm"}).find("cold or hot") != std::string::npos);
     REQUIRE(usage_error({"--format", "xml"}).find("table, csv or json") != std::string::npos);
     REQUIRE(usage_error({"--block-size", "16"}).find("between 32 and 1024") != std::string::npos);
+    REQUIRE(usage_error({"--block-size", "48"}) == "--block-size must be a multiple of 32, not 48");
     REQUIRE(usage_error({"--variant", "c"}).find("does not take 'c'") != std::string::npos);
     REQUIRE(usage_error({"--reps", "0"}).find("--reps must be between 1") != std::string::npos);
     // m·n·8 does not fit in 64 bits.

@@ -101,7 +101,9 @@ struct Bench {
         max_elems = (o.integer("max-mib") << 20) / std::int64_t(sizeof(T));
         max_dim = std::min<std::int64_t>(max_elems, std::int64_t(1) << 29);
     }
-    bool fits(std::int64_t m, std::int64_t n) const { return m * n <= max_elems && m <= max_dim && n <= max_dim; }
+    // Within --max-mib and 2^29 a side; m <= max_elems / n, since m·n of shapes typed on the command line
+    // can pass 2^63.
+    bool fits(std::int64_t m, std::int64_t n) const { return m <= max_dim && n <= max_dim && m <= max_elems / n; }
     std::string table_for(gemv::Layout layout, std::int64_t m, std::int64_t n) const {
         const std::string dir = o.text("table-dir");
         if (dir == "auto") return default_table_path(f.name, gemv::precision_of<T>(), layout, m, n);
@@ -200,7 +202,10 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
         std::vector<Shape2> shapes;
         parse_shapes(o.text("shapes"), &shapes);
         for (auto [m, n] : shapes) {
-            if (!b.fits(m, n)) std::cerr << "\n" << m << " x " << n << " passes --max-mib: not measured\n";
+            if (!b.fits(m, n)) {
+                std::cerr << "\n" << m << " x " << n << " is past --max-mib or 2^29 a side: not measured\n";
+                continue;
+            }
             b.measure(p, suite, layout, m, n, true);
         }
     } else if (suite == "odd") {
@@ -300,8 +305,6 @@ int bench(const gemv::Options& o) {
     Bench<T> b(o);
     std::vector<std::string> suites = {o.text("suite")};
     if (suites[0] == "all") suites = {"targets", "mesh", "curves", "offmesh", "odd"};
-    if (suites[0] == "shapes" && o.text("shapes").empty())
-        throw gemv::UsageError("--suite shapes measures the shapes given by --shapes MxN,MxN,...");
     std::vector<gemv::Layout> layouts = {gemv::Layout::col, gemv::Layout::row};
     if (o.text("layouts") != "both") layouts = {o.text("layouts") == "row" ? gemv::Layout::row : gemv::Layout::col};
     std::cerr << "seed " << o.seed
@@ -346,6 +349,9 @@ int main(int argc, char** argv) {
         gemv::text_option("table-dir", "where the tuning tables are (default: beside the solution)", "auto"),
         gemv::text_option("out", "CSV file, - for standard output", "-")};
     return gemv::run_step(argc, argv, spec, [](gemv::Options o) {
+        // Bad input is refused before the GPU is asked for, on any machine.
+        if (o.text("suite") == "shapes" && o.text("shapes").empty())
+            throw gemv::UsageError("--suite shapes measures the shapes given by --shapes MxN,MxN,...");
         if (!o.given(gemv::CommonOption::seed)) o.seed = std::random_device{}();  // a fresh draw, printed
         return gemv::with_storage_type(o.precision, [&](auto stored) { return bench<decltype(stored)>(o); });
     });

@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
     spec.precisions = {gemv::Precision::bf16, gemv::Precision::f16, gemv::Precision::fp8};
     spec.options = {
-        gemv::integer_option("block-size", "threads per block of the warp-per-row kernel", 256, 32, 1024),
+        gemv::integer_option("block-size", "threads per block of the warp-per-row kernel (whole warps)", 256, 32, 1024,
+                             32),
         gemv::text_option("table", "step 11's tuning table (default: this device's committed one)", "auto")};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
         return gemv::with_storage_type(o.precision, [&](auto stored) {
