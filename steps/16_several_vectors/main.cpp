@@ -88,18 +88,18 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     };
     add("register-blocked", several::plan_register_blocked(
                                 m, n, k, layout, several::group_for(several::Kernel::register_blocked, k), f.sm_count));
-    // The staged kernels' group (8·T vectors). These kernels need compute capability 8.0 (bf16
-    // MMA, cp.async).
-    const int tiles = several::group_for(several::Kernel::tensor_staged, k);
+    // The staged kernels' group of vectors (8·T, the same for both). These kernels need compute
+    // capability 8.0 (bf16 MMA, cp.async).
+    const int staged_group = several::group_for(several::Kernel::tensor_staged, k);
     if (f.cc_major >= 8) {
         if constexpr (std::is_same_v<T, float>) {
-            add("FMA, staged",
-                several::plan_fma_staged(m, n, k, layout, tiles, f.sm_count, fma_staged_blocks_per_sm(tiles, layout)));
+            add("FMA, staged", several::plan_fma_staged(m, n, k, layout, staged_group, f.sm_count,
+                                                        fma_staged_blocks_per_sm(staged_group, layout)));
         } else {
             add("tensor cores", several::plan_tensor_cores(
                                     m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), f.sm_count));
-            add("tensor cores, staged", several::plan_tensor_staged(m, n, k, layout, tiles, f.sm_count,
-                                                                    tensor_staged_blocks_per_sm(tiles, layout)));
+            add("tensor cores, staged", several::plan_tensor_staged(m, n, k, layout, staged_group, f.sm_count,
+                                                                    tensor_staged_blocks_per_sm(staged_group, layout)));
         }
     }
     gemv_cublas_require_int_sizes(m, n);
