@@ -1208,26 +1208,31 @@ def largest_square_table(files, out, caption, head, cells):
 
 
 def summary_table(name, files, out):
-    largest_square_table(
-        files, out,
-        lambda r0, rows, path: (f"{r0['m']} x {r0['n']} {r0.get('precision', '')}, {footprint_text(num(r0, 'bytes'))}, "
-                          f"{r0.get('cache', '')} cache, median of {r0.get('reps', '?')}; "
-                          f"measured on {provenance(rows, path)}"),
-        ["variant", "time", "GB/s", "% of read ceiling", "GFLOP/s", "CGMA", "verified"],
-        lambda r: [r["variant"], f"{sig(num(r, 'median_ms'))} ms", sig(num(r, 'gbps')),
-                   f"{pct1(num(r, 'pct_ceiling'))} of {sig(num(r, 'ceiling_gbps'))}",
-                   sig(num(r, 'gflops')), sig(num(r, 'cgma')), r.get("verified", "")])
+    def caption(r0, rows, path):
+        return (f"{r0['m']} x {r0['n']} {r0.get('precision', '')}, {footprint_text(num(r0, 'bytes'))}, "
+                f"{r0.get('cache', '')} cache, median of {r0.get('reps', '?')}; measured on {provenance(rows, path)}")
+
+    def cells(r):
+        return [r["variant"], f"{sig(num(r, 'median_ms'))} ms", sig(num(r, 'gbps')),
+                f"{pct1(num(r, 'pct_ceiling'))} of {sig(num(r, 'ceiling_gbps'))}", sig(num(r, 'gflops')),
+                sig(num(r, 'cgma')), r.get("verified", "")]
+
+    largest_square_table(files, out, caption,
+                         ["variant", "time", "GB/s", "% of read ceiling", "GFLOP/s", "CGMA", "verified"], cells)
 
 
 def occupancy_table(name, files, out):
-    largest_square_table(
-        files, out,
-        lambda r0, rows, path: (f"{r0['m']} x {r0['n']} {r0.get('precision', '')}; from the CUDA occupancy API, "
-                          f"measured on {provenance(rows, path)}"),
-        ["variant", "launch", "registers / thread", "shared / block", "blocks / SM", "occupancy", "limited by"],
-        lambda r: [r["variant"], r.get("launch", ""), r.get("registers_per_thread", ""),
-                   f"{int(num(r, 'shared_bytes_per_block'))} B", r.get("blocks_per_sm", ""),
-                   occupancy_pct(num(r, 'occupancy')), r.get("limiter", "")])
+    def caption(r0, rows, path):
+        return (f"{r0['m']} x {r0['n']} {r0.get('precision', '')}; from the CUDA occupancy API, "
+                f"measured on {provenance(rows, path)}")
+
+    def cells(r):
+        return [r["variant"], r.get("launch", ""), r.get("registers_per_thread", ""),
+                f"{int(num(r, 'shared_bytes_per_block'))} B", r.get("blocks_per_sm", ""),
+                occupancy_pct(num(r, 'occupancy')), r.get("limiter", "")]
+
+    largest_square_table(files, out, caption, ["variant", "launch", "registers / thread", "shared / block",
+                                               "blocks / SM", "occupancy", "limited by"], cells)
 
 
 def short_launch(r):
