@@ -42,7 +42,8 @@ def verdict(number, junit_root, ctest_code):
         elif status != "run" or case.find("failure") is not None:
             failed += 1
     if tests == 0:
-        return 1, f"step {number}: NOT CHECKED - ctest found no test labelled step{number} in this build"
+        return 1, (f"step {number}: NOT CHECKED - ctest found no test labelled step{number} in this build "
+                   "(a build without CUDA or MPI leaves out the steps that need them)")
     if failed or (ctest_code != 0 and not skipped):
         return 1, f"step {number}: FAILS - {failed or 'some'} of {tests} tests failed or did not run (see above)"
     if skipped:
