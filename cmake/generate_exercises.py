@@ -24,6 +24,7 @@ import sys
 
 BEGIN = re.compile(r"^(\s*)//\s*BEGIN SOLUTION\b\s*(.*?)\s*$")
 END = re.compile(r"^\s*//\s*END SOLUTION\b")
+MARKER = re.compile(r"^\s*//\s*(BEGIN|END) EXCERPT\b")  # the slides' named regions, not a hint's rest
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 HEADER = ("// Generated from {src} by cmake/generate_exercises.py: fill in the TODOs. Start over with"
           " generate_exercises.py --reset --step {step}\n")
@@ -40,15 +41,38 @@ class MarkerError(Exception):
     pass
 
 
+# A hint that ends like this stops mid-expression or mid-sentence: its rest fell inside the region
+# (a formatter wrapping a long marker line does that), where the student never sees it.
+UNFINISHED_END = re.compile(r"([,+\-*/%(\[{=&|<>^~:;\\]|\b(and|or|of|to|the|a|an|by|with|from|in|into|then|than|"
+                            r"at|on|for|as|is|are|if|each|every)\b)$")
+
+
+def check_hint(hint, lines, begin_at, src_name):
+    """Refuses a hint that continues into its region: it ends mid-expression or mid-sentence, or the
+    region opens with comment lines (the hint's rest, wrapped). `lines` are the file's lines and
+    `begin_at` the marker's index among them."""
+    if hint and UNFINISHED_END.search(hint.rstrip()):
+        raise MarkerError(f"{src_name}:{begin_at + 1}: the hint of BEGIN SOLUTION ends mid-sentence "
+                          f"({hint.rstrip()[-20:]!r}); the student sees only the marker's line: make the hint one "
+                          "whole sentence on it")
+    following = lines[begin_at + 1] if begin_at + 1 < len(lines) else ""
+    if hint and following.strip().startswith("//") and not END.match(following) and not MARKER.match(following):
+        raise MarkerError(f"{src_name}:{begin_at + 2}: the region of BEGIN SOLUTION (line {begin_at + 1}) opens with a "
+                          "comment, which reads as the hint's continuation and is removed from the exercise: make "
+                          "the hint one whole sentence on the marker's line, and start the region with code")
+
+
 def transform(text, src_name):
     """The exercise text of one solution file; raises MarkerError naming file:line."""
     out, opened_at, indent, hint = [], None, "", ""
-    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines, start=1):
         begin, end = BEGIN.match(line), END.match(line)
         if begin:
             if opened_at is not None:
                 raise MarkerError(f"{src_name}:{number}: BEGIN SOLUTION inside the region opened at line {opened_at}")
             opened_at, indent, hint = number, begin.group(1), begin.group(2)
+            check_hint(hint, lines, number - 1, src_name)
             continue
         if end:
             if opened_at is None:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests of the exercise generator: stubs keep the marker's indent and hint; malformed markers
-are rejected with the file and line; only files with regions (and files that include them) become
-exercises; an edited exercise is never overwritten without --reset, and --reset keeps a copy."""
+are rejected with the file and line, and so is a hint cut in two (it ends mid-expression or
+mid-sentence, or its region opens with the rest of it as a comment); only files with regions (and
+files that include them) become exercises; an edited exercise is never overwritten without --reset, and --reset keeps a copy."""
 import pathlib
 import subprocess
 import sys
@@ -77,9 +78,25 @@ for name, text, needle in [
     ("nested", "// BEGIN SOLUTION\n// BEGIN SOLUTION\n// END SOLUTION\n// END SOLUTION\n", "k.cpp:2: BEGIN SOLUTION inside"),
     ("unclosed", "int a;\n// BEGIN SOLUTION\nint b;\n", "k.cpp:2: BEGIN SOLUTION is never closed"),
     ("stray end", "int a;\n// END SOLUTION\n", "k.cpp:2: END SOLUTION without"),
+    # A hint cut in two (a formatter wrapped the marker line): the student would see only its first half.
+    ("hint ends mid-expression", "int a;\n// BEGIN SOLUTION acc += A[j] * x[j +\nint b;\n// END SOLUTION\n",
+     "k.cpp:2: the hint of BEGIN SOLUTION ends mid-sentence"),
+    ("hint ends with a comma", "// BEGIN SOLUTION walk the columns: acc += a * x,\nint b;\n// END SOLUTION\n",
+     "k.cpp:1: the hint of BEGIN SOLUTION ends mid-sentence"),
+    ("hint ends mid-sentence", "// BEGIN SOLUTION add each product to the\nint b;\n// END SOLUTION\n",
+     "k.cpp:1: the hint of BEGIN SOLUTION ends mid-sentence"),
+    ("hint continued in a comment", "  // BEGIN SOLUTION walk the columns j\n  // loaded by load_a\nint b;\n// END SOLUTION\n",
+     "k.cpp:2: the region of BEGIN SOLUTION (line 1) opens with a comment"),
 ]:
     r, _ = run({"01_x/k.cpp": text})
     expect(r.returncode != 0 and needle in r.stderr, f"{name}: exit {r.returncode}, stderr {r.stderr!r}")
+
+# Whole hints pass: one ending in a question, one ending in a name, one whose region's comment follows code.
+whole = ("// BEGIN SOLUTION where is element (row, j)?\nint b;\n// END SOLUTION\n"
+         "// BEGIN SOLUTION z == 0 stores\nint c;  // a note\n// A comment after code.\n// END SOLUTION\n")
+r, out = run({"01_x/k.cpp": whole})
+expect(r.returncode == 0 and "// TODO: where is element (row, j)?\n" in out.get("01_x/k.cpp", ""),
+       f"whole hints are accepted: {r.stderr!r}")
 
 r, _ = run({"01_x/k.cpp": good}, "--check")
 expect(r.returncode == 1 and "missing" in r.stderr, f"--check names a missing exercise: {r.stderr!r}")

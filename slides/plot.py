@@ -83,7 +83,7 @@ DATA_OF = {"shapes": "*_step{step}_shapes{q}.csv", "fig4": "*_step{step}_fig4{q}
            "formats": "*_step{step}_formats{q}.csv",
            # step 16: every kernel and cuBLAS at k = 1 … 256 vectors (collect_data.sh 16)
            "roofline": "*_step{step}_vectors{q}.csv",
-           # the issue's speed targets, from both of step 16's files (the roofline's and the odd shapes')
+           # step 16's speed targets (the maintainers' acceptance targets), from both of its files (the roofline's and the odd shapes')
            "roofverdict": "*_step{step}_vectors*.csv",
            "curves": "*/*_step{step}_curves{q}*.csv", "mesh": "*/*_step{step}_mesh{q}*.csv",
            "targets": "*/*_step{step}_targets{q}*.csv",

@@ -67,7 +67,7 @@ __global__ void gemv_shuffle_kernel(const T* A, const T* x, T* y, int m, int n) 
         for (int j = z; j < n; j += Z) sum += A[row * n + j] * x[j];
     // The block's last warp is partial when T·Z is not a multiple of 32: the mask names only the
     // lanes it has (lane 0 of this warp is thread (threadIdx.y·Z + z) & ~31 of the block).
-    // TODO: mask: this warp's lanes; offset Z/2..1: sum += __shfl_down_sync(mask, sum, offset, Z); z==0 stores
+    // TODO: add the Z sums by __shfl_down_sync (mask: this warp's lanes, offset Z/2..1); z == 0 stores y[row].
 }
 // END EXCERPT shuffle
 

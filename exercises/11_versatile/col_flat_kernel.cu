@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(1024) gemv_col_flat(const GemvArgs<T> a) {
     std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
     std::int64_t col[V];
     Acc acc[V] = {};
-    // TODO: walk e, e + S, ...: acc[k] += A[e + k] * x[col[k]], col[k] = (e + k) / m moving by S / m a step
+    // TODO: walk e, e + stride, ...: acc[k] += A[e + k] * x[col[k]], keeping col[k] = (e + k) / m as e moves.
     __syncthreads();  // block_y is zeroed
     const std::int64_t first_row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V % m;
 #pragma unroll

@@ -92,7 +92,7 @@ __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t
     const T* r = a.A + row * a.n;
     const std::int64_t c_stop = R ? c_end - (c_end - c_begin) % V : c_end;  // aligned: V divides n
     typename GemvArgs<T>::Acc acc = 0;
-    // TODO: stride along the row from j = c_begin + g*V by G*V up to c_stop: acc += A[row*n + j + k] * x[j +
+    // TODO: for j = c_begin + g*V, + G*V, ... < c_stop: acc += r[j + k] * a.x[j + k] for k < V (load_a).
     if constexpr (R)
         if (c_stop < c_end && g == (c_stop - c_begin) / V % G)
             for (std::int64_t k = c_stop; k < c_end; ++k)

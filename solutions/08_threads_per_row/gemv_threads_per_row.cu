@@ -16,7 +16,7 @@ namespace {
 template <class T>
 __device__ T partial_row_sum(const T* A, const T* x, std::int64_t m, std::int64_t n, int worksize_n) {
     T sum = 0;
-    // BEGIN SOLUTION columns from blockIdx.y * span, stride gridDim.y * span: step 05's chunk loop on each span
+    // BEGIN SOLUTION add this thread's row of A times x over the block's spans (above) into sum, as step 05 does.
     const int t = threadIdx.x, block_size = blockDim.x;
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * block_size + t;
     const std::int64_t span = static_cast<std::int64_t>(block_size) * worksize_n;
@@ -43,7 +43,7 @@ template <class T>
 __global__ void gemv_threads_per_row_atomic_col_major(const T* A, const T* x, T* y, std::int64_t m, std::int64_t n,
                                                       int worksize_n) {
     const T sum = partial_row_sum(A, x, m, n, worksize_n);
-    // BEGIN SOLUTION rows < m: atomicAdd sum into y[row] (the other block columns add to it too)
+    // BEGIN SOLUTION atomicAdd sum into y at this thread's row, if that row is below m: other blocks add there too.
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (row < m) atomicAdd(&y[row], sum);
     // END SOLUTION
@@ -56,7 +56,7 @@ template <class T>
 __global__ void gemv_threads_per_row_partials_col_major(const T* A, const T* x, T* partial, std::int64_t m,
                                                         std::int64_t n, int worksize_n) {
     const T sum = partial_row_sum(A, x, m, n, worksize_n);
-    // BEGIN SOLUTION rows < m: store sum in column blockIdx.y of the workspace, partial[blockIdx.y * m + row]
+    // BEGIN SOLUTION store sum at this thread's row (if below m) of column blockIdx.y of partial, m rows a column.
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (row < m) partial[blockIdx.y * m + row] = sum;
     // END SOLUTION
@@ -67,7 +67,7 @@ __global__ void gemv_threads_per_row_partials_col_major(const T* A, const T* x, 
 // same order, so the same inputs give the same y bit for bit on every run.
 template <class T>
 __global__ void gemv_sum_partials(const T* partial, T* y, std::int64_t m, int columns) {
-    // BEGIN SOLUTION one thread per row (skip rows >= m): y[row] = sum of partial[c * m + row], c = 0, 1, .. in order
+    // BEGIN SOLUTION each thread's row (if below m) of y is the sum of its columns c < columns of partial, in order.
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (row >= m) return;
     T sum = 0;

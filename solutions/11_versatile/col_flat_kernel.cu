@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(1024) gemv_col_flat(const GemvArgs<T> a) {
     std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
     std::int64_t col[V];
     Acc acc[V] = {};
-    // BEGIN SOLUTION walk e, e + S, ...: acc[k] += A[e + k] * x[col[k]], col[k] = (e + k) / m moving by S / m a step
+    // BEGIN SOLUTION walk e, e + stride, ...: acc[k] += A[e + k] * x[col[k]], keeping col[k] = (e + k) / m as e moves.
 #pragma unroll
     for (int k = 0; k < V; ++k) col[k] = (e + k) / m;
     for (; e + (U - 1) * stride + V <= total; e += U * stride) {

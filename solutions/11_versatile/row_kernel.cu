@@ -91,8 +91,7 @@ __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t
     const T* r = a.A + row * a.n;
     const std::int64_t c_stop = R ? c_end - (c_end - c_begin) % V : c_end;  // aligned: V divides n
     typename GemvArgs<T>::Acc acc = 0;
-    // BEGIN SOLUTION stride along the row from j = c_begin + g*V by G*V up to c_stop: acc += A[row*n + j + k] * x[j +
-    // k], A loaded by load_a<T, V, R>
+    // BEGIN SOLUTION for j = c_begin + g*V, + G*V, ... < c_stop: acc += r[j + k] * a.x[j + k] for k < V (load_a).
     const std::int64_t step = std::int64_t(G) * V;
     std::int64_t j = c_begin + std::int64_t(g) * V;
     for (; j + (U - 1) * step < c_stop; j += U * step) {

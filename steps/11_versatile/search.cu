@@ -71,7 +71,7 @@ void in_place_candidates(std::vector<VersatileConfig>& out, gemv::Layout layout,
                     // (slides/data/step11/h100_step11_first_tuning_float_col.csv); atomics into a
                     // workspace moved by the last block (atomic_last, one launch) won at one
                     // mid-size point and lost at two others (slides/data/step11/
-                    // h100_step11_experiments.csv, stop 20).
+                    // h100_step11_experiments.csv).
                     c.unroll = unroll;
                     c.blocks_per_row = s;
                     c.combine = s == 1 ? Combine::store : Combine::atomic;
@@ -100,7 +100,7 @@ std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t
     // 16-byte loads that do not divide m (n): in place, staggered (first: a fast candidate early
     // stops the slower ones sooner), and in the 16- and 8-bit formats (where the alternative is a
     // 2- or 1-byte load) realigned. In float and double, realigned loads (two a vector) lost to 4-
-    // and 8-byte ones (the experiments file, stop 20), and staggered ones read the same 16 bytes
+    // and 8-byte ones (the experiments file), and staggered ones read the same 16 bytes
     // with one load.
     if (vector < widest) in_place_candidates(out, layout, m, n, elem, sm_count, widest, Loads::staggered);
     in_place_candidates(out, layout, m, n, elem, sm_count, vector, Loads::aligned);
