@@ -104,10 +104,10 @@ def borrowing_note(root, rel):
     if not m:
         return None
     steps = m.group(1).split()
+    s = "s" if len(steps) > 1 else ""
     names = " and ".join(steps)
-    return (f"In this copy, this step runs your own kernel{'s' if len(steps) > 1 else ''} of step"
-            f"{'s' if len(steps) > 1 else ''} {names} (the full lab runs their solutions): "
-            f"solve step{'s' if len(steps) > 1 else ''} {names} first.")
+    return (f"In this copy, this step runs your own kernel{s} of step{s} {names}, where the full lab runs "
+            f"the solution{s}: solve step{s} {names} first.")
 
 
 def with_note(text, note):
