@@ -158,7 +158,8 @@ def write(root, out):
         elif README.match(rel):
             text, bad = readme_excerpts.students_edition(root, src.read_text(), build)
             problems += [f"{rel}:{b}" for b in bad]
-            note = borrowing_note(root, rel) if rel != "README.md" else None
+            note = borrowing_note(root, rel) if rel != "README.md" else \
+                f"*The students' copy of the lab, made from revision {revision(root)}: see [RELEASE.md](RELEASE.md).*"
             dst.write_text(with_note(text, note) if note else text)
         elif DECK.match(rel):
             dst.write_text(students_deck(src.read_text(), build))
