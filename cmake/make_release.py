@@ -46,7 +46,7 @@ LEFT_OUT = [
     re.compile(r"^\.ci/"),                       # the maintainers' CI
     re.compile(r"^slides/data/.*NOTES\.md$"),    # the maintainers' notes of a step
     re.compile(r"^slides/collect_data\.sh$"),    # measures the committed data on a GPU machine
-    re.compile(r"^cmake/make_release\.py$"),     # this script
+    re.compile(r"^cmake/(test_)?make_release\.py$"),  # this script and its test
     re.compile(r"(^|/)build/|(^|/)node_modules/|\.saved-"),
 ]
 DECK = re.compile(r"^slides/(\d\d_[^/]*|ladder)\.md$")
@@ -129,8 +129,8 @@ def presets_for_students(text):
         while c:
             if "GEMV_VARIANTS" in c.get("cacheVariables", {}):
                 return c["cacheVariables"]["GEMV_VARIANTS"]
-            c = configure.get((c.get("inherits") or [None])[0] if isinstance(c.get("inherits"), list)
-                              else c.get("inherits"))
+            parents = c.get("inherits", [])
+            c = configure.get(parents if isinstance(parents, str) else next(iter(parents), None))
         return "solution"  # CMakeLists.txt's default
 
     gone = {n for n, c in configure.items() if not c.get("hidden") and "solution" in variants(c)}
