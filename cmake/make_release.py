@@ -17,7 +17,8 @@ file but build trees), except the maintainers' and instructors' own (LEFT_OUT), 
   that in the copy they are the student's own;
 - the decks without their instructor-only slides and lines (the answers), so the copy's own
   `slides` target builds the students' decks;
-- CMakePresets.json without the presets that build the solutions;
+- CMakePresets.json without the presets that build the solutions, and the commands of READMEs and
+  decks that use them given for the exercises' build (COMMANDS);
 - RELEASE.md, saying what the copy is and the revision it was made from. The build recognises a
   students' copy by it (CMakeLists.txt): it refuses to build solutions, and a step that runs an
   earlier step's kernels (gemv_borrowed_solutions) links the student's exercises of those steps.
@@ -51,6 +52,11 @@ LEFT_OUT = [
 ]
 DECK = re.compile(r"^slides/(\d\d_[^/]*|ladder)\.md$")
 README = re.compile(r"^(README\.md|steps/[^/]+/README\.md)$")
+# The copy builds the exercises only: a command that the lab's READMEs and decks give for the
+# solutions' build runs the student's kernels from the exercises' build there.
+COMMANDS = [(re.compile(r"cmake --workflow --preset ladder\b"), "cmake --build --preset exercises --target ladder_run"),
+            (re.compile(r"--preset default\b"), "--preset exercises"),
+            (re.compile(r"\bbuild/default/"), "build/exercises/")]
 BORROWS = re.compile(r"gemv_borrowed_solutions\(\s*\S+\s+([\d\s]+)\)")
 
 
@@ -95,6 +101,12 @@ def students_deck(text, build):
                          for ln in slide if not build.INSTRUCTOR.search(ln)])
     text = "\n---\n".join("\n".join(s) for s in kept).lstrip("\n") + "\n"
     return readme_excerpts.without_instructor(text)
+
+
+def students_commands(text):
+    for pattern, replacement in COMMANDS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def borrowing_note(root, rel):
@@ -160,9 +172,9 @@ def write(root, out):
             problems += [f"{rel}:{b}" for b in bad]
             note = borrowing_note(root, rel) if rel != "README.md" else \
                 f"*The students' copy of the lab, made from revision {revision(root)}: see [RELEASE.md](RELEASE.md).*"
-            dst.write_text(with_note(text, note) if note else text)
+            dst.write_text(students_commands(with_note(text, note) if note else text))
         elif DECK.match(rel):
-            dst.write_text(students_deck(src.read_text(), build))
+            dst.write_text(students_commands(students_deck(src.read_text(), build)))
         elif rel == "CMakePresets.json":
             dst.write_text(presets_for_students(src.read_text()))
         else:

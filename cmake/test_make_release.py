@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -61,6 +62,13 @@ def main():
         workflows = {w["name"] for w in presets["workflowPresets"]}
         expect("exercises" in names and not names & {"default", "maintainer", "release"} and "progress" in workflows,
                f"presets: exercises and progress kept, none that builds solutions ({sorted(names)})")
+        every = {x["name"] for kind in ("configurePresets", "buildPresets", "testPresets", "workflowPresets")
+                 for x in presets[kind]}
+        named = {(p.relative_to(lab).as_posix(), m) for p in [lab / "README.md", *lab.glob("steps/*/README.md"),
+                                                              *lab.glob("slides/*.md")]
+                 for m in re.findall(r"--preset (\w+)", p.read_text())}
+        missing = sorted(f"{f}: --preset {m}" for f, m in named if m not in every)
+        expect(named and not missing, f"every preset a README or deck of the copy names is there {missing[:3]}")
         expect((lab / make_release.MARK).is_file() and not (lab / ".ci").exists(),
                "RELEASE.md written, .ci/ left out")
         expect(not list(lab.glob("slides/data/**/NOTES.md")), "no maintainers' notes")
