@@ -75,6 +75,7 @@ function(gemv_add_step)
   # The solution's sources, for a later step that builds on them (14 runs 11's and 12's kernels).
   list(TRANSFORM S_KERNELS PREPEND "${PROJECT_SOURCE_DIR}/solutions/${step}/" OUTPUT_VARIABLE solution_sources)
   set_property(GLOBAL PROPERTY GEMV_STEP${S_NUMBER}_SOLUTION_SOURCES "${solution_sources}")
+  set_property(GLOBAL PROPERTY GEMV_STEP${S_NUMBER}_SOLUTION_LIBS ${common_lib} ${S_LIBS})
 
   add_executable(${program} ${S_SOURCES})
   target_link_libraries(${program} PRIVATE step${S_NUMBER}_${program_variant}_kernels)
@@ -168,15 +169,22 @@ function(gemv_add_program_tests program labels bad_args)
 endfunction()
 
 # gemv_borrowed_solutions(<out_var> 11 12): the target with the solutions of earlier steps that a
-# later step runs as they are (14 and 15 run step 11's kernel and step 12's cuBLAS handle). Where
+# later step runs as they are (13 runs 01's and 02's loops, 14 and 15 step 11's kernel and step 12's
+# cuBLAS handle). Where
 # the solution libraries are built anyway it links them; otherwise (the exercises preset) it
-# compiles their sources once, for every step that borrows them.
+# compiles their sources once, for every step that borrows them. A students' copy has no
+# solutions: there it links the student's own exercises of those steps.
 function(gemv_borrowed_solutions out_var)
   set(target "solutions")
   set(have_all TRUE)
+  set(kind solution)
+  if(GEMV_STUDENTS_COPY)
+    set(target "exercises")
+    set(kind exercise)
+  endif()
   foreach(n IN LISTS ARGN)
     string(APPEND target "_${n}")
-    if(NOT TARGET step${n}_solution_kernels)
+    if(NOT TARGET step${n}_${kind}_kernels)
       set(have_all FALSE)
     endif()
   endforeach()
@@ -187,13 +195,17 @@ function(gemv_borrowed_solutions out_var)
   if(have_all)
     add_library(${target} INTERFACE)
     foreach(n IN LISTS ARGN)
-      target_link_libraries(${target} INTERFACE step${n}_solution_kernels)
+      target_link_libraries(${target} INTERFACE step${n}_${kind}_kernels)
     endforeach()
     return()
   endif()
+  if(GEMV_STUDENTS_COPY)
+    message(FATAL_ERROR "${target}: a step runs the kernels of steps ${ARGN}, which are not built here")
+  endif()
   add_library(${target} STATIC)
-  target_link_libraries(${target} PUBLIC gemv_common_cublas)
   foreach(n IN LISTS ARGN)
+    get_property(libs GLOBAL PROPERTY GEMV_STEP${n}_SOLUTION_LIBS)
+    target_link_libraries(${target} PUBLIC ${libs})
     get_property(sources GLOBAL PROPERTY GEMV_STEP${n}_SOLUTION_SOURCES)
     target_sources(${target} PRIVATE ${sources})
     foreach(src IN LISTS sources)
