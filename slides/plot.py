@@ -1002,12 +1002,18 @@ def shape_label(m, n, layout):
     return f"{shape}\n{layout}"
 
 
+FORMAT_COLOURS = {"float": "tab:blue", "bf16": "tab:orange", "fp16": "tab:green", "fp8": "tab:red"}
+
+
 def formats_figure(name, files, out):
-    """Step 15: per problem, the share of the read ceiling of each format and kernel (left), and the
-    elements of A a nanosecond of the versatile kernel per format beside step 11's float (right):
-    the same share of the ceiling moves twice (bf16, fp16) or four times (fp8) the elements."""
+    """Step 15: the share of the read ceiling of each format, one panel per kernel (the versatile
+    kernel, cublasGemmEx, the warp-per-row kernel: at most three formats a panel, one colour each
+    format in every panel), and the elements of A a nanosecond of the versatile kernel per format
+    beside step 11's float: the same share of the ceiling moves twice (bf16, fp16) or four times
+    (fp8) the elements. Each kernel's title says where its configuration came from (tuned, heuristic);
+    the formats' legend sits above the panels, off the bars."""
     plt = pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.9), dpi=120)
+    fig, axes = plt.subplots(2, 2, figsize=(13, 6.5), dpi=120)
     footers, rows = [], []
     for path in files:
         got = read_rows(path)
@@ -1017,49 +1023,61 @@ def formats_figure(name, files, out):
         if got:
             footers.append(provenance(got, path))
             rows += got
-    problems = list(dict.fromkeys((r["m"], r["n"], r["layout"]) for r in rows))
     kernel = lambda r: re.sub(r" \((tuned|heuristic|given)\)", "", r.get("variant", "?")).split(" op ")[0]
-    bars = [k for k in dict.fromkeys((r["precision"], kernel(r)) for r in rows) if k[0] != "float"]
-    width = 0.8 / max(1, len(bars))
-    for b, (precision, kern) in enumerate(bars):
-        ys = []
-        for p in problems:
-            hit = [r for r in rows if (r["m"], r["n"], r["layout"]) == p and (r["precision"], kernel(r)) == (precision, kern)]
-            ys.append(num(hit[0], "pct_ceiling") if hit else float("nan"))
-        left.bar([i + (b - (len(bars) - 1) / 2) * width for i in range(len(problems))], ys, width,
-                 label=f"{precision} {kern}")
-    left.axhline(100, color="grey", linewidth=1, label="read ceiling, measured in the same run")
-    left.set_ylabel("% of the read ceiling")
-    left.set_title("share of the ceiling, per format and kernel", fontsize=11, loc="left")
-    precisions = [p for p in ("float", "bf16", "fp16", "fp8") if any(r["precision"] == p for r in rows)]
-    width = 0.8 / max(1, len(precisions))
-    for k, precision in enumerate(precisions):
-        ys = []
-        for p in problems:
-            hit = [r for r in rows if (r["m"], r["n"], r["layout"]) == p and r["precision"] == precision and
-                   kernel(r) == "versatile"]
-            ys.append(num(hit[0], "m") * num(hit[0], "n") / (num(hit[0], "median_ms") * 1e6) if hit else float("nan"))
-        right.bar([i + (k - (len(precisions) - 1) / 2) * width for i in range(len(problems))], ys, width,
-                  label=precision + (" (step 11)" if precision == "float" else ""))
-    right.set_ylabel("elements of A a nanosecond")
-    right.set_title("versatile kernel: elements a nanosecond", fontsize=11, loc="left")
-    left.set_ylim(0, 140)  # room for the legend above the bars
-    right.set_ylim(top=right.get_ylim()[1] * 1.25)
-    for ax in (left, right):
+    source = lambda r: (re.search(r"\((tuned|heuristic|given)\)", r.get("variant", "")) or [None, None])[1]
+
+    def panel(ax, kern, value, title, formats):
+        """Bars of VALUE(row) per problem that KERN ran, one colour per format."""
+        mine = [r for r in rows if kernel(r) == kern and r["precision"] in formats]
+        problems = list(dict.fromkeys((r["m"], r["n"], r["layout"]) for r in mine))
+        present = [f for f in formats if any(r["precision"] == f for r in mine)]
+        width = 0.8 / max(1, len(present))
+        for k, precision in enumerate(present):
+            ys = []
+            for p in problems:
+                hit = [r for r in mine if (r["m"], r["n"], r["layout"]) == p and r["precision"] == precision]
+                ys.append(value(hit[0]) if hit else float("nan"))
+            ax.bar([i + (k - (len(present) - 1) / 2) * width for i in range(len(problems))], ys, width,
+                   color=FORMAT_COLOURS[precision])
+        sources = sorted({source(r) for r in mine if r["precision"] != "float" and source(r)})
+        ax.set_title(title + (f" ({', '.join(sources)} configuration)" if sources else ""), fontsize=11, loc="left")
         ax.set_xticks(range(len(problems)))
-        ax.set_xticklabels([shape_label(m, n, layout) for m, n, layout in problems], fontsize=8)
+        ax.set_xticklabels([shape_label(m, n, layout) for m, n, layout in problems], fontsize=8.5)
+        ax.tick_params(axis="y", labelsize=9)
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize=7.5, loc="upper center", ncol=3 if ax is left else 4, framealpha=0.9)
-    save_figure(plt, fig, footers, out)
+
+    narrow = ("bf16", "fp16", "fp8")
+    pct = lambda r: num(r, "pct_ceiling")
+    per_ns = lambda r: num(r, "m") * num(r, "n") / (num(r, "median_ms") * 1e6)
+    for ax, kern, title in ((axes[0][0], "versatile", "versatile kernel"), (axes[1][0], "cublasGemmEx", "cublasGemmEx"),
+                            (axes[1][1], "warp per row", "warp per row (row-major only)")):
+        panel(ax, kern, pct, f"{title}: % of the read ceiling", narrow)
+        ax.axhline(100, color="black", linewidth=1)
+        ax.set_ylim(0, 110)
+    panel(axes[0][1], "versatile", per_ns, "versatile kernel: elements of A a nanosecond", ("float",) + narrow)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    shown = [p for p in ("float", "bf16", "fp16", "fp8") if any(r["precision"] == p for r in rows)]
+    float_source = sorted({source(r) for r in rows if r["precision"] == "float" and source(r)})
+    handles = [Patch(color=FORMAT_COLOURS[p], label=p + (f" (step 11{', ' + float_source[0] if float_source else ''})"
+                                                         if p == "float" else "")) for p in shown]
+    handles.append(Line2D([], [], color="black", linewidth=1, label="read ceiling, measured in the same run"))
+    fig.legend(handles=handles, fontsize=10, loc="upper right", ncol=len(handles), frameon=False,
+               bbox_to_anchor=(0.995, 0.995))
+    fig.suptitle(f"step {name[:2]}: each format, per kernel", fontsize=12, x=0.01, ha="left")
+    save_figure(plt, fig, footers, out, top=0.94)
 
 
 def roofline_figure(name, files, out):
-    """Step 16 (MACHINE_stepNN_vectors.csv): one panel per precision, GFLOP/s against the model's
-    intensity (flops a byte of A once, X and Y once) for k = 1 … 256 vectors, every kernel and
-    cuBLAS on each problem; the memory roof (the read ceiling measured in the same runs × intensity),
-    the compute roofs of FP32 FMA and of the bf16 tensor cores (from the device's SMs and clock),
-    and the k from which the chooser takes the tensor cores."""
+    """Step 16 (MACHINE_stepNN_vectors.csv): one panel per precision and layout, GFLOP/s against the
+    model's intensity (flops a byte of A once, X and Y once) for k = 1 … 256 vectors: each kernel
+    and cuBLAS, one colour a kernel, a solid line for the square problem and a dashed one for the
+    odd one (at most four kernels, so eight lines, a panel); the memory roof (the read ceiling
+    measured in the same runs × intensity), the compute roofs of FP32 FMA and of the bf16 tensor
+    cores (from the device's SMs and clock), and the k from which the chooser takes the tensor
+    cores. One legend, beside the panels, off the data."""
     plt = pyplot()
+    from matplotlib.lines import Line2D
     rows, footers = [], []
     for path in files:
         got = read_rows(path)
@@ -1067,73 +1085,107 @@ def roofline_figure(name, files, out):
             footers.append(provenance(got, path))
             rows += got
     precisions = [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]
-    fig, axes = plt.subplots(1, max(1, len(precisions)), figsize=(13, 7), dpi=120, squeeze=False)
+    layouts = [lay for lay in ("row", "col") if any(r.get("layout") == lay for r in rows)]
+    fig, axes = plt.subplots(max(1, len(precisions)), max(1, len(layouts)), figsize=(13, 6.8), dpi=120,
+                             squeeze=False)
     kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
+    cublas = lambda kern: kern.startswith("cublas")
     colors = {"register-blocked": "#1f77b4", "FMA, staged": "#2ca02c", "tensor cores": "#d62728",
-              "tensor cores, staged": "#ff7f0e",
-              "cublasSgemm": "#555555", "cublasGemmEx": "#555555"}
-    markers = "osD^v<>p"
-    for ax, precision in zip(axes[0], precisions):
-        mine = [r for r in rows if r.get("precision") == precision]
-        problems = list(dict.fromkeys((r["m"], r["n"], r["layout"]) for r in mine))
-        xs = [num(r, "model_intensity") for r in mine]
+              "tensor cores, staged": "#ff7f0e", "cuBLAS": "#555555"}
+    styles = ["-", "--", ":", "-."]
+    handles, shapes, ceilings, gemms = {}, {}, [], []
+    for i, precision in enumerate(precisions):
+        mine_p = [r for r in rows if r.get("precision") == precision]
+        xs = [num(r, "model_intensity") for r in mine_p]
         lo, hi = min(xs) / 1.5, max(xs) * 1.5
-        ceiling = sorted(num(r, "ceiling_gbps") for r in mine)[len(mine) // 2]  # the median run's
-        grid = [lo * (hi / lo) ** (i / 100) for i in range(101)]
-        ax.plot(grid, [ceiling * x for x in grid], color="black", linewidth=1.2,
-                label=f"memory roof: {ceiling:.0f} GB/s (read ceiling) × intensity")
-        for units, style in (("fp32 fma", ":"), ("bf16 tensor cores", "--")):
-            peaks = [num(r, "compute_peak_gflops") for r in mine if r.get("compute_units") == units]
-            if peaks:
-                ax.axhline(max(peaks), color="black", linestyle=style, linewidth=1.2,
-                           label=f"compute roof, {units}: {max(peaks) / 1000:.0f} TFLOP/s (SMs × clock)")
-        for p_index, problem in enumerate(problems):
-            for kern in dict.fromkeys(kernel(r) for r in mine):
-                got = sorted((r for r in mine if (r["m"], r["n"], r["layout"]) == problem and kernel(r) == kern),
-                             key=lambda r: num(r, "k"))
-                if not got:
-                    continue
-                m, n, layout = problem
-                ax.plot([num(r, "model_intensity") for r in got], [num(r, "gflops") for r in got],
-                        marker=markers[p_index % len(markers)], markersize=4, linewidth=1,
-                        color=colors.get(kern), alpha=0.55 if kern.startswith("cublas") else 0.9,
-                        label=f"{kern}, {m} × {n} {layout}")
-        # Where the chooser hands bf16 to the tensor cores: the first k whose chosen row is one of
-        # their two kernels.
-        takeover = sorted({int(num(r, "k")) for r in mine
-                           if r.get("chosen") == "yes" and kernel(r).startswith("tensor cores")})
-        if takeover:
-            at = [num(r, "model_intensity") for r in mine if int(num(r, "k")) == takeover[0]]
-            ax.axvline(min(at), color="#d62728", linestyle="-.", linewidth=1,
-                       label=f"the chooser takes the tensor cores from k = {takeover[0]}")
-        # Where a tensor-core kernel (the faster of the two) measured faster than the register-blocked
-        # one, per problem.
-        crossings = []
-        for m, n, layout in problems:
-            at = lambda kern, k: [num(r, "gflops") for r in mine if (r["m"], r["n"], r["layout"]) == (m, n, layout)
-                                  and kernel(r).startswith(kern) and int(num(r, "k")) == k]
-            ks = sorted({int(num(r, "k")) for r in mine if (r["m"], r["n"], r["layout"]) == (m, n, layout)})
-            ahead = [k for k in ks if at("tensor cores", k) and at("register-blocked", k)
-                     and max(at("tensor cores", k)) > at("register-blocked", k)[0]]
+        ceiling = sorted(num(r, "ceiling_gbps") for r in mine_p)[len(mine_p) // 2]  # the median run's
+        peaks = {units: max(num(r, "compute_peak_gflops") for r in mine_p if r.get("compute_units") == units)
+                 for units in ("fp32 fma", "bf16 tensor cores") if any(r.get("compute_units") == units for r in mine_p)}
+        for j, layout in enumerate(layouts):
+            ax = axes[i][j]
+            mine = [r for r in mine_p if r.get("layout") == layout]
+            problems = sorted(dict.fromkeys((r["m"], r["n"]) for r in mine), key=lambda p: (int(p[0]) != int(p[1]), p))
+            grid = [lo * (hi / lo) ** (g / 100) for g in range(101)]
+            ax.plot(grid, [ceiling * x for x in grid], color="black", linewidth=1.2)
+            ceilings.append(f"{ceiling / 1000:.2f}")
+            gemms += [kernel(r).replace("cublas", "") for r in mine if cublas(kernel(r))]
+            for units, style in (("fp32 fma", ":"), ("bf16 tensor cores", "--")):
+                if units in peaks:
+                    ax.axhline(peaks[units], color="black", linestyle=style, linewidth=1.2)
+                    handles.setdefault(units, Line2D([], [], color="black", linestyle=style, linewidth=1.2,
+                                                     label=f"compute roof, {units.replace('fma', 'FMA')}: "
+                                                           f"{peaks[units] / 1000:.0f} TFLOP/s"))
+            for p_index, (m, n) in enumerate(problems):
+                for kern in dict.fromkeys(kernel(r) for r in mine):
+                    got = sorted((r for r in mine if (r["m"], r["n"]) == (m, n) and kernel(r) == kern),
+                                 key=lambda r: num(r, "k"))
+                    if not got:
+                        continue
+                    who = "cuBLAS" if cublas(kern) else kern
+                    ax.plot([num(r, "model_intensity") for r in got], [num(r, "gflops") for r in got],
+                            linestyle=styles[p_index % len(styles)], marker="o", markersize=3, linewidth=1.3,
+                            color=colors.get(who), alpha=0.7 if who == "cuBLAS" else 0.95)
+                    handles.setdefault(who, Line2D([], [], color=colors.get(who), marker="o", markersize=4,
+                                                   linewidth=1.5, label=who))
+                    shape = f"{m}²" if m == n else f"{m} × {n}"
+                    shapes.setdefault(p_index, {}).setdefault(shape, []).append(precision)
+            # Where the chooser hands bf16 to the tensor cores: the first k whose chosen row is one of
+            # their two kernels.
+            takeover = sorted({int(num(r, "k")) for r in mine
+                               if r.get("chosen") == "yes" and kernel(r).startswith("tensor cores")})
+            if takeover:
+                at = [num(r, "model_intensity") for r in mine if int(num(r, "k")) == takeover[0]]
+                ax.axvline(min(at), color="#d62728", linestyle="-.", linewidth=1)
+                handles.setdefault("chooser", Line2D([], [], color="#d62728", linestyle="-.", linewidth=1,
+                                                     label="the chooser takes the tensor cores"))
+            # From which k a tensor-core kernel (the faster of the two) measured faster than the
+            # register-blocked one, per problem: under the panel's title.
+            ahead = []
+            for m, n in problems:
+                at = lambda kern, k: [num(r, "gflops") for r in mine if (r["m"], r["n"]) == (m, n)
+                                      and kernel(r).startswith(kern) and int(num(r, "k")) == k]
+                ks = sorted({int(num(r, "k")) for r in mine if (r["m"], r["n"]) == (m, n)})
+                first = [k for k in ks if at("tensor cores", k) and at("register-blocked", k)
+                         and max(at("tensor cores", k)) > at("register-blocked", k)[0]]
+                if first:
+                    ahead.append(first[0])
+            note = ""
             if ahead:
-                crossings.append(f"k = {ahead[0]}: {m} × {n} {layout}")
-        if crossings:
-            ax.text(0.02, 0.97, "tensor cores measured ahead of\nregister-blocked from\n" + "\n".join(crossings),
-                    transform=ax.transAxes, ha="left", va="top", fontsize=7,
-                    bbox={"facecolor": "white", "edgecolor": "#d62728", "alpha": 0.9})
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        plain_log_axis(ax.xaxis)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.set_xlim(lo, hi)
-        ax.set_xlabel("flops a byte of the model (k = 1 … 256, left to right)")
-        ax.set_ylabel("GFLOP/s (2·m·n·k over the median time)")
-        ax.set_title(f"{precision}: A and X in {precision}, Y in float", fontsize=11, loc="left")
-        # Under the panel, where it covers no point.
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
-    fig.suptitle(f"step {name[:2]}: Y = A·X for k vectors on the roofline, measured", fontsize=12, x=0.01,
-                 ha="left")
-    save_figure(plt, fig, footers, out, top=0.94)
+                ks = sorted(set(ahead))
+                note = (f"\ntensor cores ahead of register-blocked from k = {ks[0]}"
+                        + ("" if len(ks) == 1 and len(ahead) == len(problems) else f" … {ks[-1]}"))
+            ax.set_title(f"{precision}, {'row' if layout == 'row' else 'column'}-major A{note}", fontsize=10.5,
+                         loc="left")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            plain_log_axis(ax.xaxis)
+            ax.tick_params(labelsize=9)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.set_xlim(lo, hi)
+            if i == len(precisions) - 1:
+                ax.set_xlabel("flops a byte of the model (k = 1 … 256)", fontsize=9.5)
+            if j == 0:
+                ax.set_ylabel("GFLOP/s", fontsize=9.5)
+    handles["roof"] = Line2D([], [], color="black", linewidth=1.2, label=f"memory roof: read ceiling "
+                             f"({', '.join(dict.fromkeys(ceilings))} TB/s) × intensity")
+    if "cuBLAS" in handles:
+        handles["cuBLAS"].set_label(f"cuBLAS ({', '.join(dict.fromkeys(gemms))})")
+    for p_index, named in shapes.items():
+        handles[f"problem {p_index}"] = Line2D([], [], color="black", linestyle=styles[p_index % len(styles)],
+                                               label=", ".join(shape + ("" if len(set(named[shape])) == len(precisions)
+                                                                        else f" ({'/'.join(dict.fromkeys(named[shape]))})")
+                                                               for shape in named))
+    order = ["roof", "fp32 fma", "bf16 tensor cores", "chooser"] + list(colors) + sorted(k for k in handles if
+                                                                                          k.startswith("problem"))
+    fig.legend(handles=[handles[k] for k in order if k in handles], fontsize=10.5, loc="center left",
+               frameon=False, bbox_to_anchor=(0.665, 0.5))
+    fig.suptitle(f"step {name[:2]}: Y = A·X for k vectors on the roofline, measured (2·m·n·k flops over the "
+                 f"median time)", fontsize=12, x=0.01, ha="left")
+    footers = list(dict.fromkeys(footers))
+    fig.text(0.01, 0.01, "\n".join(f"measured on {f}" for f in footers), fontsize=8.5, color="#444", va="bottom")
+    fig.tight_layout(rect=(0, 0.035 + 0.03 * len(footers), 0.665, 0.95))
+    fig.savefig(out)
+    plt.close(fig)
 
 
 # -------------------------------------------------------------------------------------- tables
