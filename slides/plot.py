@@ -214,15 +214,33 @@ def plain_log_axis(axis):
 
 
 def finish(plt, fig, ax, footers, out):
-    """Names every machine (device, date, revision) under the axes, then writes the PNG. A long legend
-    goes in two columns above the data, with room made for it."""
-    entries = len(ax.get_legend_handles_labels()[0])
-    if entries > 5 and ax.get_yscale() == "linear":
-        ax.set_ylim(top=ax.get_ylim()[1] * (1.15 + 0.06 * ((entries + 1) // 2)))
-        ax.legend(fontsize=8, loc="upper center", ncol=2, framealpha=0.9)
-    else:
-        ax.legend(fontsize=8.5, loc="best", framealpha=0.85)
+    """Names every machine (device, date, revision) under the axes, then writes the PNG. The legend
+    stands beside the axes, off the data."""
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     save_figure(plt, fig, footers, out)
+
+
+def legend_above(fig, axes, footers, out, plt, ncol=3):
+    """One legend for every panel (the same label drawn the same way in each), above the panels and
+    under the figure's title, off the data; then the footers and the PNG."""
+    handles = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    lines = (len(handles) + ncol - 1) // ncol
+    fig.legend(list(handles.values()), list(handles), fontsize=9.5, ncol=ncol, loc="upper left",
+               bbox_to_anchor=(0.01, 0.94), frameon=False)
+    save_figure(plt, fig, footers, out, top=0.925 - 0.042 * lines)
+
+
+def machine_panels(title, n):
+    """A figure of one panel per machine (n of them, side by side, one y axis), titled once."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, max(1, n), figsize=(10, 5.0), dpi=120, sharey=True, squeeze=False)
+    fig.suptitle(title, fontsize=12.5, x=0.01, ha="left")
+    for ax in axes[0]:
+        ax.grid(True, which="both", alpha=0.3)
+    return plt, fig, list(axes[0])
 
 
 def machine_label(rows):
@@ -254,43 +272,52 @@ def first_row_meta(files):
 
 
 def sweep_figure(name, files, out):
+    """GB/s against the footprint, one panel per machine (each panel: its variants and its read
+    ceiling, a colour a variant in every panel)."""
     step = name[:2]
     meta = first_row_meta(files)
-    plt, fig, ax = new_figure(f"step {step} {meta.get('name', '')}: GB/s against footprint "
-                              f"(square N x N, {meta.get('precision', '')}, {meta.get('cache', '')} cache)")
+    all_series = series(files)
+    plt, fig, axes = machine_panels(f"step {step} {meta.get('name', '')}: GB/s against footprint "
+                                    f"(square N x N, {meta.get('precision', '')}, {meta.get('cache', '')} cache)",
+                                    len(all_series))
     markers = "osD^v<>p*h"
-    styles = ["-", "--", ":", "-."]
+    variants = list(dict.fromkeys(v for _, _, bv in all_series for v in bv))
     footers = []
-    for k, (device, footer, by_variant) in enumerate(series(files)):
+    ticks = sorted({num(r, "bytes") for f in files for r in read_rows(f)})
+    for ax, (device, footer, by_variant) in zip(axes, all_series):
         footers.append(footer)
-        short = device if len(files) > 1 else ""
         ceiling_x, ceiling_y = [], []
-        for v, (variant, rows) in enumerate(by_variant.items()):
+        for variant, rows in by_variant.items():
+            v = variants.index(variant)
             rows = sorted(rows, key=lambda r: num(r, "bytes"))
             x = [num(r, "bytes") for r in rows]
-            ax.plot(x, [num(r, "gbps") for r in rows], marker=markers[v % len(markers)], linestyle=styles[k % 4],
-                    label=f"{variant}" + (f" ({short})" if short else ""))
+            ax.plot(x, [num(r, "gbps") for r in rows], marker=markers[v % len(markers)], color=f"C{v % 10}",
+                    label=variant)
             if not ceiling_x:
                 ceiling_x, ceiling_y = x, [num(r, "ceiling_gbps") for r in rows]
-        ax.plot(ceiling_x, ceiling_y, color="grey", linestyle=styles[k % 4], linewidth=1, alpha=0.8,
-                label="read ceiling, measured in the same run" + (f" ({short})" if short else ""))
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ticks = sorted({num(r, "bytes") for f in files for r in read_rows(f)})
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=8)
-    plain_log_axis(ax.yaxis)
-    ax.set_xlabel("bytes the model moves: A, x and y once")
-    ax.set_ylabel("effective GB/s")
-    finish(plt, fig, ax, footers, out)
+        ax.plot(ceiling_x, ceiling_y, color="grey", linestyle="--", linewidth=1.2,
+                label="read ceiling, measured in the same run")
+        if len(all_series) > 1:
+            ax.set_title(device, fontsize=10.5, loc="left")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        shown = ticks if len(all_series) == 1 else ticks[::2]
+        ax.set_xticks(shown)
+        ax.set_xticklabels([footprint_text(t) for t in shown], fontsize=8.5)
+        plain_log_axis(ax.yaxis)
+        ax.set_xlabel("bytes the model moves: A, x and y once", fontsize=9.5)
+    axes[0].set_ylabel("effective GB/s")
+    legend_above(fig, axes, footers, out, plt)
 
 
 def shapes_figure(name, files, out):
+    """One footprint, tall to wide: a bar per variant and shape, one panel per machine."""
     step = name[:2]
     meta = first_row_meta(files)
-    plt, fig, ax = new_figure(f"step {step} {meta.get('name', '')}: one footprint, tall to wide "
-                              f"({meta.get('precision', '')}, {meta.get('cache', '')} cache)")
     all_series = series(files)
+    plt, fig, axes = machine_panels(f"step {step} {meta.get('name', '')}: one footprint, tall to wide "
+                                    f"({meta.get('precision', '')}, {meta.get('cache', '')} cache)", len(all_series))
+    variants = list(dict.fromkeys(v for _, _, bv in all_series for v in bv))
     shapes = []
     for _, _, by_variant in all_series:
         for rows in by_variant.values():
@@ -299,23 +326,27 @@ def shapes_figure(name, files, out):
                 if s not in shapes:
                     shapes.append(s)
     shapes.sort(key=lambda s: -s[0])  # tall (many rows) on the left, as in Sørensen's figures
-    width = 0.8 / max(1, sum(len(bv) for _, _, bv in all_series))
-    footers, slot = [], 0
-    for device, footer, by_variant in all_series:
-        footers.append(footer)
-        short = f" ({device})" if len(files) > 1 else ""
-        for variant, rows in by_variant.items():
-            got = {(int(num(r, "m")), int(num(r, "n"))): num(r, "gbps") for r in rows}
-            xs = [i - 0.4 + width * (slot + 0.5) for i in range(len(shapes))]
-            ax.bar(xs, [got.get(s, float("nan")) for s in shapes], width, label=variant + short)
-            slot += 1
-    ax.set_xticks(range(len(shapes)))
-    ax.set_xticklabels([f"{m} x {n}" for m, n in shapes], fontsize=8.5)
+    footers = []
     r0 = read_rows(files[0])[0]
     a_bytes = num(r0, "m") * num(r0, "n") * (8 if r0.get("precision") == "double" else 4)
-    ax.set_xlabel(f"rows x columns, A is {footprint_text(a_bytes)} in each: tall on the left, wide on the right")
-    ax.set_ylabel("effective GB/s")
-    finish(plt, fig, ax, footers, out)
+    for ax, (device, footer, by_variant) in zip(axes, all_series):
+        footers.append(footer)
+        width = 0.8 / max(1, len(by_variant))
+        for slot, (variant, rows) in enumerate(by_variant.items()):
+            got = {(int(num(r, "m")), int(num(r, "n"))): num(r, "gbps") for r in rows}
+            xs = [i - 0.4 + width * (slot + 0.5) for i in range(len(shapes))]
+            ax.bar(xs, [got.get(s, float("nan")) for s in shapes], width, label=variant,
+                   color=f"C{variants.index(variant) % 10}")
+        if len(all_series) > 1:
+            ax.set_title(device, fontsize=10.5, loc="left")
+        ax.set_xticks(range(len(shapes)))
+        ax.set_xticklabels([f"{power_text(m)} × {power_text(n)}" if len(all_series) > 1 else f"{m} x {n}"
+                            for m, n in shapes], fontsize=8.5)
+        ax.grid(True, axis="x", alpha=0)
+        ax.set_xlabel(f"rows x columns, A is {footprint_text(a_bytes)}: tall on the left, wide on the right",
+                      fontsize=9.5)
+    axes[0].set_ylabel("effective GB/s")
+    legend_above(fig, axes, footers, out, plt)
 
 
 def fig4_figure(name, files, out):
@@ -732,7 +763,7 @@ def climb_figure(name, files, out):
     machines = sorted({p[0] for p in problems})
     precisions = sorted({p[1] for p in problems}, key=PRECISION_ORDER.get)
     shapes = sorted({p[2] for p in problems}, key=SHAPE_ORDER.get)
-    fig, axes = plt.subplots(len(precisions), len(shapes), figsize=(12.5, 3.2 * len(precisions) + 1.2), dpi=120,
+    fig, axes = plt.subplots(len(precisions), len(shapes), figsize=(10, 3.3 * len(precisions) + 1.5), dpi=120,
                              sharey=True, squeeze=False)
     fig.suptitle("The climb: each step's fastest variant, % of the read ceiling measured in the same run",
                  fontsize=11.5, x=0.01, ha="left")
@@ -771,7 +802,7 @@ def climb_figure(name, files, out):
                     label += f" ({pct:.0f} %)" if pct > shown else ""
                     inside = shown > 45  # long enough to hold its label: written inside, off the panel's edge
                     ax.text(x, shown - 2 if inside else shown + 2, label, ha="center", va="top" if inside else "bottom",
-                            fontsize=8.5, rotation=90, color="white" if inside else "black")
+                            fontsize=9.5, rotation=90, color="white" if inside else "black")
                     if step == "12":
                         ax.axhline(pct, color="tab:orange", linestyle="--", linewidth=0.9)
                 r0 = gpu_rows[0]
@@ -959,7 +990,7 @@ def matmul_figure(name, files, out):
     for mmult1, mmult2 at each TILE and cuBLAS gemm, beside the GEMV ladder's best GFLOP/s (cuBLAS
     sgemv at 256 MiB): reuse lifts a matmul off the memory roof, and GEMV has none to lift it."""
     plt = pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8), dpi=120)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2), dpi=120)
     footers = []
     markers = "osD^v<>p"
     for path in files:
@@ -990,9 +1021,8 @@ def matmul_figure(name, files, out):
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("N (C = A·B, N × N × N)")
         ax.set_ylabel(what)
-        ax.legend(fontsize=7.5)
     fig.suptitle(f"step {name[:2]}: tiled matrix multiplication against size, float", fontsize=12, x=0.01, ha="left")
-    save_figure(plt, fig, footers, out, top=0.94)
+    legend_above(fig, (left, right), footers, out, plt, ncol=4)
 
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
