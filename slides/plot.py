@@ -236,7 +236,7 @@ def legend_above(fig, axes, footers, out, plt, ncol=3):
 def machine_panels(title, n):
     """A figure of one panel per machine (n of them, side by side, one y axis), titled once."""
     plt = pyplot()
-    fig, axes = plt.subplots(1, max(1, n), figsize=(10, 5.0), dpi=120, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, max(1, n), figsize=(10, 4.6), dpi=120, sharey=True, squeeze=False)
     fig.suptitle(title, fontsize=12.5, x=0.01, ha="left")
     for ax in axes[0]:
         ax.grid(True, which="both", alpha=0.3)
