@@ -31,6 +31,12 @@ deck's questions), the students' in DIR/html/student (solution regions shown as 
 exercise, and no slide or line marked `<!-- instructor -->`). A line ending in `<!-- student -->`
 is the students' only.
 
+The check also fails on a students' edition that answers its deck's own questions: each numbered
+answer on the answers slide (instructor-only, headed "Answers") carries its key phrase in **bold**,
+and no such phrase may appear in the students' edition; on an excerpt that stops inside a block it
+opened without saying so (its region's last line `// ...`, or "excerpt" / "(continues)" on its
+slide); and on the retired `tiny` class (code and tables are at least 14 px, `dense`).
+
 Marp comes from slides/node_modules (npm ci in slides/, pinned by package-lock.json).
 """
 import argparse
