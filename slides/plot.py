@@ -390,8 +390,7 @@ def fig4_figure(name, files, out):
         ax.set_xticklabels([footprint_text(t) for t in ticks], fontsize=7, rotation=45)
         if v % cols == 0:
             ax.set_ylabel("effective GB/s")
-        ax.legend(fontsize=7.5)
-    save_figure(plt, fig, footers, out, top=0.95)
+    legend_above(fig, [a for row in axes for a in row], footers, out, plt, ncol=6)
 
 
 def variant_kernel(variant):
@@ -728,7 +727,8 @@ def ranks_figure(name, files, out):
         left.set_xlabel("ranks")
         left.set_ylabel("ms per product (slowest rank)")
         left.grid(True, axis="y", alpha=0.3)
-        left.legend(fontsize=7.5)
+        left.set_ylim(top=left.get_ylim()[1] * 1.4)  # room for the legend above the bars
+        left.legend(fontsize=8.5, loc="upper center", ncol=2, frameon=False)
         right.set_xscale("log", base=2)
         right.set_yscale("log", base=2)
         right.set_xticks(ranks)
