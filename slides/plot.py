@@ -681,11 +681,12 @@ def targets_figure(name, files, out):
         ax.grid(True, axis="y", alpha=0.3)
         if k % cols == 0:
             ax.set_ylabel("% of read ceiling", fontsize=9)
-        if k == 0:
-            ax.legend(fontsize=7.5, loc="lower left")
     for k in range(len(sets), rows_n * cols):
         axes[k // cols][k % cols].axis("off")
-    save_figure(plt, fig, footers, out, top=0.95)
+    handles, labels = axes[0][0].get_legend_handles_labels()  # the legend beside the title, off the bars
+    fig.legend(handles, labels, fontsize=9, ncol=len(labels), loc="upper right", bbox_to_anchor=(0.995, 0.995),
+               frameon=False)
+    save_figure(plt, fig, footers, out, top=0.93)
 
 
 # ------------------------------------------------------------------ MPI: steps 13 and 14
