@@ -31,6 +31,12 @@ deck's questions), the students' in DIR/html/student (solution regions shown as 
 exercise, and no slide or line marked `<!-- instructor -->`). A line ending in `<!-- student -->`
 is the students' only.
 
+The check also fails on a students' edition that answers its deck's own questions: each numbered
+answer on the answers slide (instructor-only, headed "Answers") carries its key phrase in **bold**,
+and no such phrase may appear in the students' edition; on an excerpt that stops inside a block it
+opened without saying so (its region's last line `// ...`, or "excerpt" / "(continues)" on its
+slide); and on the retired `tiny` class (code and tables are at least 14 px, `dense`).
+
 Marp comes from slides/node_modules (npm ci in slides/, pinned by package-lock.json).
 """
 import argparse
@@ -141,6 +147,34 @@ def excerpt(root, target, student=False):
     return rel, region, body
 
 
+CONTINUES = re.compile(r"\bexcerpt\b|\(continues\)", re.I)
+
+
+def open_braces(body):
+    """How many braces the excerpt opens and leaves open: the depth it ends at above the lowest
+    depth it reaches (an excerpt may start inside a function; it must not stop inside a block it
+    opened). Comments, strings and character literals are not counted."""
+    depth = lowest = 0
+    for ln in body:
+        code = re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', "", ln).split("//")[0]
+        for ch in code:
+            if ch in "{}":
+                depth += 1 if ch == "{" else -1
+                lowest = min(lowest, depth)
+    return depth - lowest
+
+
+def stops_unsaid(body, slide_text):
+    """The excerpt stops inside a block it opened and nothing says so: neither does its region end
+    with a line `// ...` nor does its slide say "excerpt" or "(continues)" (a projector shows the
+    slide, not the file: a student must not take half a function for the whole)."""
+    if not open_braces(body):
+        return False
+    if body and body[-1].strip().startswith("// ..."):
+        return False
+    return not CONTINUES.search(slide_text)
+
+
 def decks(root):
     """The step decks, slides/NN_name.md, and the whole ladder's, slides/ladder.md."""
     return sorted((root / "slides").glob("[0-9][0-9]_*.md")) + sorted((root / "slides").glob("ladder.md"))
@@ -160,7 +194,12 @@ def check(root):
         if not re.match(r"^---\s*\n(.*\n)*?marp:\s*true\s*\n", text):
             problems.append(f"{deck.name}: the front matter must say `marp: true`")
         uses = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        lines = text.splitlines()
+        slide_of = slide_texts(lines)
+        for number, line in enumerate(lines, start=1):
+            if re.match(r"^\s*<!--\s*_?class:.*\btiny\b", line):
+                problems.append(f"{deck.name}:{number}: the `tiny` class is gone (12.5 px does not read on a "
+                                f"projector): shorten the excerpt or table, or use `dense` (14 px, the smallest)")
             m = DIRECTIVE.match(line)
             if not m:
                 if re.match(r"^\s*<!--\s*(excerpt|figure|table)", line):
@@ -170,7 +209,12 @@ def check(root):
             uses.append((kind, arg))
             try:
                 if kind == "excerpt":
-                    excerpt(root, arg)
+                    for student in (False, True):
+                        if stops_unsaid(excerpt(root, arg, student)[2], slide_of[number - 1]):
+                            problems.append(f"{deck.name}:{number}: excerpt {arg} stops inside a block it opened "
+                                            f"and does not say so: end its region with a line `// ...`, or say "
+                                            f"\"(continues)\" on the slide")
+                            break
                 else:
                     want = "png" if kind.startswith("figure") else "md"
                     got, pattern, files = plot.resolve(arg, data)
@@ -188,6 +232,12 @@ def check(root):
         found[deck] = uses
     if not found:
         problems.append(f"no decks in {root / 'slides'}")
+    # No deck's students' edition answers its own questions.
+    for deck in found:
+        try:
+            problems += answers(root, deck)
+        except DeckError as e:
+            problems.append(str(e))
     # Numbers quoted in prose agree with the data, and nothing promises data instead of showing it.
     for doc in quote.documents(root):
         rel = doc.relative_to(root)
@@ -209,6 +259,17 @@ def check(root):
             problems.append(f"data/{csv_file.name}: name it MACHINE_stepNN_<what>.csv, with the step program's "
                             f"--format csv columns{' (missing: ' + ', '.join(missing) + ')' if missing else ''}")
     return problems, found
+
+
+def slide_texts(lines):
+    """For each line of a deck, the text of the slide that holds it, without its directives."""
+    out, start = [], 0
+    for i in range(len(lines) + 1):
+        if i == len(lines) or lines[i].strip() == "---":
+            text = "\n".join(ln for ln in lines[start:i] if not DIRECTIVE.match(ln))
+            out += [text] * (i - start + (i < len(lines)))
+            start = i + 1
+    return out
 
 
 def slides_of(text):
@@ -233,7 +294,7 @@ def expand(root, deck, figures, student=False):
     data; a slide whose figure or table has no data yet is left out. The students' edition leaves
     out what solution regions hold, every slide that has a line `<!-- instructor -->` of its own
     (the answers) and every line that ends with that comment; the instructor's leaves out the lines that
-end with `<!-- student -->`. (text, figures inlined)."""
+end with `<!-- student -->`. (text, figures inlined); figures None: the text without figures or tables."""
     data = root / "slides" / "data"
     text, _, errors = quote.substitute(deck.read_text(), strip=True)
     if errors:
@@ -263,6 +324,9 @@ end with `<!-- student -->`. (text, figures inlined)."""
                         if any("// TODO:" in ln for ln in body) else f"*from `{rel}`*"]
                 continue
             _, pattern, files = plot.resolve(arg, data)
+            if figures is None:  # the text alone (the answers check): no figure drawn, none shown
+                missing = missing or not files
+                continue
             made = figures / f"{arg}.{'png' if kind.startswith('figure') else 'md'}"
             if not files:
                 missing = True
@@ -280,6 +344,48 @@ end with `<!-- student -->`. (text, figures inlined)."""
     if bad:
         raise DeckError(f"{deck.name}: the rendered deck would show a placeholder: {bad[0].strip()[:100]}")
     return text + "\n", inlined
+
+
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+ANSWERS = re.compile(r"^#+\s*Answers\b", re.I)
+
+
+def plain(text):
+    """Text as a reader sees it, for comparing phrases: no comments, no Markdown emphasis or code
+    marks, one space between words, lower case."""
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"</?(sup|sub|em|strong|code)>|[*`_]", "", text)
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def answers(root, deck):
+    """[problems]: the students' edition of the deck gives none of its answers away. Each answer on
+    the instructors' answers slide (a slide holding `<!-- instructor -->` alone, headed "Answers")
+    carries its key phrase in **bold**: what a student who answered would say, and what no slide of
+    theirs may say for them. The check fails on an answer without a key phrase, on an answers slide
+    the students would see, and on a key phrase found in the students' edition (excerpts and quoted
+    numbers as rendered)."""
+    problems = []
+    text, _, errors = quote.substitute(deck.read_text(), strip=True)
+    if errors:
+        return [f"{deck.name}: {errors[0]}"]
+    keys = []
+    for slide in slides_of(text)[2:]:
+        private = any(INSTRUCTOR.fullmatch(ln.strip()) for ln in slide)
+        is_answers = any(ANSWERS.match(ln) for ln in slide)
+        if is_answers and not private:
+            problems.append(f"{deck.name}: its answers slide must hold a line `<!-- instructor -->` of its own")
+        for ln in slide if is_answers else []:
+            found = [plain(k) for k in BOLD.findall(ln)]
+            if is_answers and re.match(r"^\s*\d+\.\s", ln) and not found:
+                problems.append(f"{deck.name}: answer {ln.strip()[:40]!r}... carries no key phrase in **bold**")
+            keys += [k for k in found if k]
+    student = plain(expand(root, deck, None, student=True)[0])
+    for k in keys:
+        if re.search(r"(?<!\w)" + re.escape(k) + r"(?!\w)", student):
+            problems.append(f"{deck.name}: the students' edition gives an answer away: it says {k!r} (bold on the "
+                            f"answers slide); mark the line that says it `<!-- instructor -->`, or reword it")
+    return problems
 
 
 def find_marp(root):

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Opens every rendered deck in headless Chromium and fails on a slide whose content runs past the
-// slide's edge (1280 x 720): what a projector would cut off.
+// slide's edge (1280 x 720): what a projector would cut off; and on a slide whose code or table
+// shows below 14 px (MIN_PX): what a projector would blur. Code is measured as it is seen, after
+// Marp's auto-scaling (which shrinks a code block to fit its box): the font size times the ratio of
+// the code's rendered width to its laid-out width.
 //
 //   node slides/fit.js HTML_DIR [CHROMIUM]
 //
@@ -13,6 +16,8 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 
 const SKIPPED = 77;
+// The smallest text a projector shows legibly at 1280 x 720: the theme's `dense` size.
+const MIN_PX = 14;
 
 function findChromium(given) {
   const candidates = [given, process.env.CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome'].filter(Boolean);
@@ -69,9 +74,27 @@ function measure() {
       }
       right = Math.max(right, rr);
     }
+    // The smallest code and table text on the slide, in slide pixels as seen: a scaled code block's
+    // glyphs are its font size times rendered width over laid-out width (offsetWidth ignores transforms).
+    let smallest = 1e9; // none (Infinity would not survive the trip out of the page)
+    let small = '';
+    for (const el of section.querySelectorAll('pre, marp-pre, table')) {
+      const code = el.tagName !== 'TABLE'; // Marp turns <pre> into <marp-pre>, which scales its code
+      const inner = code ? el.querySelector('code') || el : el;
+      if (!inner.offsetWidth) continue;
+      const seen = inner.getBoundingClientRect().width / scale / inner.offsetWidth;
+      const cells = code ? [inner] : [...el.querySelectorAll('th, td')];
+      for (const c of cells) {
+        const px = parseFloat(getComputedStyle(c).fontSize) * seen;
+        if (px < smallest) {
+          smallest = px;
+          small = code ? 'code' : 'table';
+        }
+      }
+    }
     const title = (section.querySelector('h1, h2') || {}).textContent || '';
     out.push({ slide: i + 1, title: title.trim(), bottom, right, what, height: section.offsetHeight,
-               width: section.offsetWidth });
+               width: section.offsetWidth, smallest, small });
   });
   return out;
 }
@@ -127,8 +150,14 @@ async function main() {
         console.error(`fit: ${f} slide ${s.slide} "${s.title}": content reaches ${Math.round(s.bottom)} px of ` +
                       `${s.height} down and ${Math.round(s.right)} px of ${s.width} across (${s.what})`);
       }
-      bad += over.length;
-      console.log(`fit: ${f}: ${slides.length} slides, ${over.length} overflowing`);
+      const tiny = slides.filter((s) => s.smallest < MIN_PX - 0.05);
+      for (const s of tiny) {
+        console.error(`fit: ${f} slide ${s.slide} "${s.title}": its ${s.small} shows at ` +
+                      `${s.smallest.toFixed(1)} px, below ${MIN_PX} px: shorten the excerpt (or table) or split it`);
+      }
+      bad += over.length + tiny.length;
+      console.log(`fit: ${f}: ${slides.length} slides, ${over.length} overflowing, ${tiny.length} with text below ` +
+                  `${MIN_PX} px`);
     }
   } finally {
     await browser.close();

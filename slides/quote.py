@@ -26,6 +26,10 @@ The expressions are Python, evaluated with these names only:
                               columns equal the given values (compared as text, or as numbers)
     rows(pattern, **where)    every such row, a list
     best(rows, column)        the row with the largest value of the column
+    variant(pattern, prefix, **where)   the one row of row(pattern, **where)'s rows whose variant
+                              begins with PREFIX ("versatile" matches "versatile (tuned)" and
+                              "versatile (heuristic)": a quote survives a re-measurement)
+    per_ns(row)               elements of A a nanosecond: m·n over the median time
     wins(step, other, family=None, machine="h100")      how many problems step STEP ran faster than
             step OTHER, each step's fastest verified variant against the other's, over the problems
             of MACHINE_stepNN_fig4.csv and MACHINE_stepNN_shapes.csv both steps measured; family
@@ -162,6 +166,18 @@ def ladder(problem, step, variant=None, machine="h100"):
     return got[0]
 
 
+def variant(pattern, prefix, **where):
+    got = [r for r in rows(pattern, **where) if r.get("variant", "").startswith(prefix)]
+    if len(got) != 1:
+        raise QuoteError(f"{len(got)} rows of slides/data/{pattern} have {where} and a variant starting "
+                         f"{prefix!r}; exactly one must")
+    return got[0]
+
+
+def per_ns(r):
+    return Num(float(r["m"]) * float(r["n"]) / (float(r["median_ms"]) * 1e6))
+
+
 def ncu(name, metric):
     """A metric of an Nsight Compute report in slides/data/ncu/NAME, as ncu printed it."""
     path = DATA / "ncu" / name
@@ -249,7 +265,7 @@ def geomean(xs):
 
 NAMES = {
     "ladder": ladder, "row": row, "rows": rows, "best": best, "ncu": ncu, "wins": wins, "problems": problems,
-    "chosen_vs_cublas": chosen_vs_cublas, "geomean": geomean,
+    "chosen_vs_cublas": chosen_vs_cublas, "geomean": geomean, "variant": variant, "per_ns": per_ns,
     "sig": lambda x, digits=3: Num(x, sig_text(x, digits)),
     "pct": lambda x: Num(x, f"{float(x):.1f}"),
     "fixed": lambda x, digits: Num(x, f"{float(x):.{digits}f}"),
@@ -321,7 +337,7 @@ def made_table(name):
 def documents(root):
     root = pathlib.Path(root)
     return ([root / "README.md"] + sorted((root / "steps").glob("*/README.md")) +
-            sorted((root / "slides").glob("*.md")))
+            sorted((root / "slides").glob("*.md")) + sorted((root / "slides" / "data").glob("step*/NOTES.md")))
 
 
 def main(argv):
