@@ -52,11 +52,11 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     if (R && row0 < m && row0 + V > m) {
         add_last_rows<T, V>(a, row0, c_begin + tc, c_end, acc);
     } else if (row0 < (S ? min(std::int64_t(blockIdx.x + 1) * outs, m) : m)) {
+        // U columns' loads are issued before any is used: bytes in flight hide the latency.
         // BEGIN EXCERPT col_walk
         // BEGIN SOLUTION walk this thread's columns j = c_begin + tc, + Tc, ...: acc[k] += A[j*m + row0 + k] * x[j],
         // loaded by load_a<T, V, R>
         std::int64_t j = c_begin + tc;
-        // U columns' loads are issued before any is used: bytes in flight hide the latency.
         for (; j + std::int64_t(U - 1) * Tc < c_end; j += std::int64_t(U) * Tc) {
             T v[U][V];
             Acc xj[U];
