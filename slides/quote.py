@@ -337,7 +337,7 @@ def made_table(name):
 def documents(root):
     root = pathlib.Path(root)
     return ([root / "README.md"] + sorted((root / "steps").glob("*/README.md")) +
-            sorted((root / "slides").glob("*.md")) + sorted((root / "slides" / "data").glob("step*/NOTES.md")))
+            sorted((root / "slides").glob("*.md")) + sorted((root / "slides" / "data").glob("*/NOTES.md")))
 
 
 def main(argv):

@@ -35,10 +35,12 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     const int Tc = a.threads_per_row, Tr = blockDim.x / Tc, outs = (S ? Tr - 1 : Tr) * V;
     Acc* cluster_sums = gemv::dynamic_shared<Acc>();
     Acc* folded = cluster_sums + (a.combine == Combine::cluster ? outs : 0);
+    // BEGIN EXCERPT col_threads
     const int tid = threadIdx.x, tr = tid % Tr, tc = tid / Tr;
     const std::int64_t m = a.m, group_row = (std::int64_t(blockIdx.x) * (outs / V) + tr) * V;
     const std::int64_t c_begin = std::int64_t(blockIdx.y) * a.cols_per_block;
     const std::int64_t c_end = min(a.n, c_begin + a.cols_per_block);
+    // END EXCERPT col_threads
     // BEGIN EXCERPT col_staggered
     // Staggered: the aligned 16 bytes around row group_row of this thread's columns start `shift`
     // rows before it, the same in each of its columns (Tc·m is a multiple of V), so its V rows
@@ -51,7 +53,10 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
     if (R && row0 < m && row0 + V > m) {
         add_last_rows<T, V>(a, row0, c_begin + tc, c_end, acc);
     } else if (row0 < (S ? min(std::int64_t(blockIdx.x + 1) * outs, m) : m)) {
+        // U columns' loads are issued before any is used: bytes in flight hide the latency.
+        // BEGIN EXCERPT col_walk
         // TODO: walk this thread's columns j = c_begin + tc + i*Tc < c_end: acc[k] += A(row0 + k, j) * a.x[j].
+        // END EXCERPT col_walk
     }
     // END EXCERPT col
     const std::int64_t base = std::int64_t(blockIdx.x) * outs;

@@ -38,12 +38,12 @@ enum class Loads {
 // BEGIN EXCERPT config
 struct VersatileConfig {
     int block = 256;                   // BLOCKSIZE: threads per block, a multiple of 32
-    int vector = 4;                    // elements per load (WORKSIZE_m in column-major): 16 bytes at most
-    int unroll = 4;                    // independent loads a thread issues before it uses any (8, 16: narrow loads)
-    int threads_per_row = 1;           // threads of a block that add up parts of the same row
-    std::int64_t blocks_per_row = 1;   // blocks that add up parts of the same row (column-major flat, tiles: all)
-    Combine combine = Combine::store;  // how those blocks add up (store when there is one)
-    Loads loads = Loads::aligned;
+    int vector = 4;                    // elements per load, 16 bytes at most (WORKSIZE_m)
+    int unroll = 4;                    // loads a thread issues before it uses any
+    int threads_per_row = 1;           // threads of a block that share a row
+    std::int64_t blocks_per_row = 1;   // blocks that share a row (GRIDSIZE_n)
+    Combine combine = Combine::store;  // how those blocks add up (store: there is one)
+    Loads loads = Loads::aligned;      // how a thread's loads meet A's 16-byte alignment
 };
 // END EXCERPT config
 
