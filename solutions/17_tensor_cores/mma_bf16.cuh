@@ -1,4 +1,4 @@
-// PTX's bf16 MMA, shared by step 16's two tensor-core kernels.
+// PTX's bf16 MMA, shared by step 17's two tensor-core kernels.
 #pragma once
 
 #include <cuda_runtime.h>

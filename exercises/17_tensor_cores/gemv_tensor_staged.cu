@@ -1,9 +1,10 @@
+// Generated from solutions/17_tensor_cores/gemv_tensor_staged.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 17
 #include <cuda_bf16.h>
 
 #include <cstdint>
 #include <stdexcept>
 
-#include "gemv_several.cuh"
+#include "gemv_tensor.cuh"
 #include "mma_bf16.cuh"
 #include "staged_copy.cuh"
 
@@ -77,11 +78,7 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
         const std::uint32_t a0 = a(g, c), a1 = a(g + 8, c), a2 = a(g, c + 8), a3 = a(g + 8, c + 8);
 #pragma unroll
         for (int q = 0; q < T; ++q) {
-            const unsigned short* x = x16 + (8 * q + g) * kPitchX + s_x + c;
-            float d[4];
-            mma_16x8x16(d, a0, a1, a2, a3, pair(x, x_even, 1, c), pair(x + 8, x_even, 1, c + 8));
-#pragma unroll
-            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+            // TODO: Multiply a0..a3 by tile q's X pairs (pair(), vector 8·q + g) with mma_16x8x16 into sum[q].
         }
     }
 }
