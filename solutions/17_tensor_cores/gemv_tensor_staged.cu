@@ -71,6 +71,7 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
         if (row) return pair(a16 + (16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c, a_even, 1, c);
         return pair(a16 + c * kPitchCol + s_lo + 16 * warp + r, false, kPitchCol + s_hi - s_lo, c);
     };
+// BEGIN EXCERPT staged-step
 #pragma unroll
     for (int step = 0; step < kCols / 16; ++step) {
         const int c = 16 * step + 2 * t;
@@ -86,6 +87,7 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
             // END SOLUTION
         }
     }
+    // END EXCERPT staged-step
 }
 // END EXCERPT staged-multiply
 
@@ -111,6 +113,7 @@ __global__ void __launch_bounds__(kThreads)
                                                                      sX + c % kStages * x_stage<T>(), A, X, m, n, k,
                                                                      ldx, i0, j0 + std::int64_t(c) * kCols, v0);
     };
+    // BEGIN EXCERPT staged-pipeline
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
         if (c < chunks) copy(c);
         staged::commit_copies();
@@ -135,6 +138,7 @@ __global__ void __launch_bounds__(kThreads)
         else
             multiply_chunk<row, T, a_even, x_even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
     }
+    // END EXCERPT staged-pipeline
     staged::wait_copies<0>();
     // d[0..1]: row g, vectors 2t and 2t + 1 of tile q; d[2..3]: row g + 8.
 #pragma unroll
