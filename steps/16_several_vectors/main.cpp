@@ -14,6 +14,7 @@
 #include "device_problem.cuh"
 #include "gemv_several.cuh"
 #include "gpu_step.hpp"
+#include "roofline_report.hpp"
 #include "several_vectors.hpp"
 
 namespace {
@@ -32,29 +33,6 @@ std::string plan_text(const several::Plan& p) {
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;
-}
-
-// The FP32 FMA peak of this GPU.
-double fma_peak(const gemv::DeviceFacts& f) {
-    int clock_khz = 0;
-    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, f.id));
-    return several::fma_peak_gflops(f.sm_count, clock_khz, f.cc_major, f.cc_minor);
-}
-
-// A row's own columns: the roofline of the units the variant computes on (FP32 FMA; cuBLAS in bf16
-// runs on the tensor cores, whose roof is step 17's: the memory roof alone here), from the measured
-// ceiling and time.
-std::function<gemv::Fields(const gemv::Result&)> roofline_figures(double intensity, double peak, bool tensor_cores) {
-    return [=](const gemv::Result& r) -> gemv::Fields {
-        const double roof = several::roof_gflops(r.ceiling_gbps, intensity, peak);
-        return {{"k", std::to_string(r.vectors), true},
-                {"model_intensity", gemv::fixed(intensity, 4), true},
-                {"memory_roof_gflops", gemv::fixed(r.ceiling_gbps * intensity, 1), true},
-                {"compute_peak_gflops", tensor_cores ? "-" : gemv::fixed(peak, 1), !tensor_cores},
-                {"compute_units", tensor_cores ? "bf16 tensor cores (memory roof only)" : "fp32 fma", false},
-                {"roof_gflops", gemv::fixed(roof, 1), true},
-                {"pct_roofline", gemv::fixed(100.0 * r.gflops() / roof, 2), true}};
-    };
 }
 
 template <class T>
@@ -81,37 +59,23 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
          gemv::Launch{}, least, [=](cudaStream_t s) { gemm_cublas<T>(*handle, A, X, Y, m, n, k, layout, s); },
          bf16 ? "float sums (CUBLAS_COMPUTE_32F)" : "FP32", bf16});
 
-    // Each row with the roofline of its units.
-    const double peak = fma_peak(f);
+    // Each row with the roofline of its units: FP32 FMA; cuBLAS in bf16 computes on the tensor
+    // cores, whose roof is step 17's: the memory roof alone here.
+    const double fma = several::fma_peak_of(f);
     const double intensity = several::model_intensity(m, n, k, o.precision);
     std::vector<gemv::GpuKernel> rows;
-    for (const Variant& v : out)
+    for (const Variant& v : out) {
+        const double peak = v.tensor_cores ? std::numeric_limits<double>::infinity() : fma;
+        const std::string units = v.tensor_cores ? "bf16 tensor cores (memory roof only)" : "fp32 fma";
         rows.push_back({v.name, v.launch, v.traffic, v.run, v.note,
-                        roofline_figures(intensity, v.tensor_cores ? std::numeric_limits<double>::infinity() : peak,
-                                         v.tensor_cores)});
+                        [=](const gemv::Result& r) { return several::roofline_fields(r, intensity, peak, units); }});
+    }
     return rows;
 }
 
 // Below the table: the roofline at this k, and each variant's share of its roof.
 void print_roofline(std::ostream& out, const gemv::DeviceFacts& f, const std::vector<gemv::Result>& results) {
-    if (results.empty()) return;
-    const gemv::Result& first = results.front();
-    const std::int64_t k = first.vectors;
-    const double intensity = several::model_intensity(first.shape.m, first.shape.n, k, first.precision);
-    const double ceiling = first.ceiling_gbps;
-    const double peak = fma_peak(f);
-    out << "\nroofline at k = " << k << ": " << gemv::fixed(intensity, 2)
-        << " flop/byte (A once, X and Y once); memory roof " << gemv::fixed(ceiling * intensity, 0)
-        << " GFLOP/s, FP32 FMA peak " << gemv::fixed(peak, 0) << " GFLOP/s (ridge point "
-        << gemv::fixed(several::ridge_intensity(ceiling, peak), 1) << " flop/byte)\n";
-    const auto field = [](const gemv::Result& r, const std::string& name) {
-        for (const auto& f : r.extra)
-            if (f.name == name) return f.text;
-        return std::string("-");
-    };
-    for (const auto& r : results)
-        out << "  " << r.variant << ": " << gemv::fixed(r.gflops(), 0) << " GFLOP/s, " << field(r, "pct_roofline")
-            << " % of its roof (" << field(r, "roof_gflops") << " GFLOP/s, " << field(r, "compute_units") << ")\n";
+    several::print_roofline(out, results, several::fma_peak_of(f));
 }
 
 template <class T>

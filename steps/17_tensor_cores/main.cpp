@@ -14,6 +14,7 @@
 #include "device_problem.cuh"
 #include "gemv_tensor.cuh"
 #include "gpu_step.hpp"
+#include "roofline_report.hpp"
 
 namespace {
 
@@ -43,27 +44,8 @@ struct Peaks {
 };
 
 Peaks peaks_of(const gemv::DeviceFacts& f) {
-    int clock_khz = 0;
-    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, f.id));
-    return {several::fma_peak_gflops(f.sm_count, clock_khz, f.cc_major, f.cc_minor),
-            several::tensor_peak_gflops(f.sm_count, clock_khz, f.cc_major, f.cc_minor)};
-}
-
-// A row's own columns: the roofline of the units the variant computes on (FP32 FMA, or the bf16
-// tensor cores), from the measured ceiling and time, and whether it is the chooser's pick.
-std::function<gemv::Fields(const gemv::Result&)> roofline_figures(double intensity, double peak, bool tensor_cores,
-                                                                  bool chosen) {
-    return [=](const gemv::Result& r) -> gemv::Fields {
-        const double roof = several::roof_gflops(r.ceiling_gbps, intensity, peak);
-        return {{"k", std::to_string(r.vectors), true},
-                {"model_intensity", gemv::fixed(intensity, 4), true},
-                {"memory_roof_gflops", gemv::fixed(r.ceiling_gbps * intensity, 1), true},
-                {"compute_peak_gflops", gemv::fixed(peak, 1), true},
-                {"compute_units", tensor_cores ? "bf16 tensor cores" : "fp32 fma", false},
-                {"roof_gflops", gemv::fixed(roof, 1), true},
-                {"pct_roofline", gemv::fixed(100.0 * r.gflops() / roof, 2), true},
-                {"chosen", chosen ? "yes" : "no", false}};
-    };
+    return {several::fma_peak_of(f),
+            several::tensor_peak_gflops(f.sm_count, several::clock_khz_of(f), f.cc_major, f.cc_minor)};
 }
 
 template <class T>
@@ -114,34 +96,22 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     const double intensity = several::model_intensity(m, n, k, o.precision);
     std::vector<gemv::GpuKernel> rows;
     for (const Variant& v : out)
-        rows.push_back(
-            {v.name + (v.chosen ? " (chosen)" : ""), v.launch, v.traffic, v.run,
-             v.chosen ? v.note + "; the chooser's pick: " + choice.why : v.note,
-             roofline_figures(intensity, v.tensor_cores ? peaks.tensor : peaks.fma, v.tensor_cores, v.chosen)});
+        rows.push_back({v.name + (v.chosen ? " (chosen)" : ""), v.launch, v.traffic, v.run,
+                        v.chosen ? v.note + "; the chooser's pick: " + choice.why : v.note,
+                        [=, chosen = v.chosen, tensor_cores = v.tensor_cores](const gemv::Result& r) {
+                            gemv::Fields fields =
+                                several::roofline_fields(r, intensity, tensor_cores ? peaks.tensor : peaks.fma,
+                                                         tensor_cores ? "bf16 tensor cores" : "fp32 fma");
+                            fields.push_back({"chosen", chosen ? "yes" : "no", false});
+                            return fields;
+                        }});
     return rows;
 }
 
 // Below the table: the roofline at this k, and each variant's share of its roof.
 void print_roofline(std::ostream& out, const gemv::DeviceFacts& f, const std::vector<gemv::Result>& results) {
-    if (results.empty()) return;
-    const gemv::Result& first = results.front();
-    const std::int64_t k = first.vectors;
-    const double intensity = several::model_intensity(first.shape.m, first.shape.n, k, first.precision);
-    const double ceiling = first.ceiling_gbps;
     const Peaks peaks = peaks_of(f);
-    out << "\nroofline at k = " << k << ": " << gemv::fixed(intensity, 2)
-        << " flop/byte (A once, X and Y once); memory roof " << gemv::fixed(ceiling * intensity, 0)
-        << " GFLOP/s, FP32 FMA peak " << gemv::fixed(peaks.fma, 0) << " GFLOP/s";
-    if (peaks.tensor > 0) out << ", bf16 tensor-core peak " << gemv::fixed(peaks.tensor, 0) << " GFLOP/s";
-    out << "\n";
-    const auto field = [](const gemv::Result& r, const std::string& name) {
-        for (const auto& f : r.extra)
-            if (f.name == name) return f.text;
-        return std::string("-");
-    };
-    for (const auto& r : results)
-        out << "  " << r.variant << ": " << gemv::fixed(r.gflops(), 0) << " GFLOP/s, " << field(r, "pct_roofline")
-            << " % of its roof (" << field(r, "roof_gflops") << " GFLOP/s, " << field(r, "compute_units") << ")\n";
+    several::print_roofline(out, results, peaks.fma, peaks.tensor);
 }
 
 template <class T>
