@@ -119,7 +119,6 @@ bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
     return n >= 16 && k >= 8;
 }
 
-// BEGIN EXCERPT chooser
 Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major) {
     require_k(k);
     if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_staged_pays(m, n, k, layout))
@@ -138,7 +137,6 @@ Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, 
                                      : "bf16, but too few vectors, rows or columns for the tensor cores";
     return {Kernel::register_blocked, group_for(Kernel::register_blocked, k), why};
 }
-// END EXCERPT chooser
 
 gemv::Traffic planned_traffic(const Plan& p, std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
     if (p.kernel == Kernel::register_blocked) return traffic_of(p, m, n, k, layout);
