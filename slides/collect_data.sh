@@ -25,11 +25,12 @@
 #   15          bf16, fp16 and fp8, both layouts, on square 16384^2, tall 2^26 x 4, wide 4 x 2^26 and
 #               odd 12345 x 43483; step 11 in float on the same problems
 #                                 -> MACHINE_step15_formats.csv, MACHINE_step15_float.csv
-#   16          k = 1, 2, 4 … 256 vectors, float and bf16, both layouts, on a square matrix of 256 MiB
-#               (8192^2 in float, 11585^2 in bf16) and odd 12345 x 43483
-#                                 -> MACHINE_step16_vectors.csv
+#   16, 17      step 17's program (every kernel of both steps, cuBLAS, the chooser's pick): k = 1, 2,
+#               4 … 256 vectors, float and bf16, both layouts, on a square matrix of 256 MiB (8192^2
+#               in float, 11585^2 in bf16) and odd 12345 x 43483  -> MACHINE_step16_vectors.csv
 #               k = 1 … 64 on eight odd and degenerate shapes of 256 MiB and more
 #                                 -> MACHINE_step16_vectors_odd.csv
+#               (step 16's program runs a subset of step 17's: asking for 16 measures with 17's)
 #   07          the matmul detour, N x N x N for N = 128 .. 4096: mmult1, mmult2 at TILE 8, 16 and 32,
 #               cuBLAS gemm (verified up to N = 1024; the CPU reference is N^3)
 #                                                                     -> MACHINE_step07_matmul.csv
@@ -148,7 +149,15 @@ for step in "${steps[@]}"; do
         done
       done
       ;;
-    16)
+    16 | 17)
+      # Both steps' decks read the same files, written by step 17's program (its rows are step 16's
+      # register-blocked kernel and cuBLAS, and step 17's kernels): once, whichever step is asked.
+      [[ $step == 16 && " ${steps[*]} " == *" 17 "* ]] && continue
+      program=$(program_of 17)
+      if [[ -z $program ]]; then
+        echo "step $step: its data come from step 17's program, not in $bin" >&2
+        continue
+      fi
       # The roofline's points: every kernel and cuBLAS at each k, A read once for a group of vectors.
       vectors="$out/${machine}_step16_vectors.csv"
       fresh "$vectors"

@@ -136,13 +136,6 @@ gemv::Launch launch_of(const several::Plan& p, gemv::Layout layout) {
     gemv::Launch l;
     l.grid = dim3(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
     l.block = dim3(unsigned(p.threads));
-    if (p.kernel == several::Kernel::tensor_staged) return tensor_staged_launch(p, layout);
-    if (p.kernel == several::Kernel::fma_staged) return fma_staged_launch(p, layout);
-    if (p.kernel == several::Kernel::tensor_cores) {
-        l.grid = dim3(unsigned(p.blocks * several::div_up(p.groups, p.shared)), unsigned(p.slices));
-        l.kernel = tensor_cores_kernel_for(p.group, layout);
-        return l;
-    }
     switch (p.group) {
         case 1:
             l.kernel = kernel_for<T, 1>(layout);

@@ -3,15 +3,14 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "device.hpp"
 #include "several_vectors.hpp"
 #include "storage.hpp"
 
-// Step 16's kernels: Y = A·X for k vectors, A m×n in T (float or bf16) in `layout`, X n×k and Y
-// m×k column-major, Y in float. Each runs the plan (several_vectors.hpp) it is given; where the
-// plan slices the columns it zeroes Y first (in the stream) and adds partial sums with atomicAdd.
+// Step 16's kernel: Y = A·X for k vectors, A m×n in T (float or bf16) in `layout`, X n×k and Y
+// m×k column-major, Y in float. It runs the plan (several_vectors.hpp) it is given; where the plan
+// slices the columns it zeroes Y first (in the stream) and adds partial sums with atomicAdd.
 
 // Register-blocked (the exercise): each thread keeps plan.group sums in registers and reads each
 // element of A once for all of them.
@@ -19,80 +18,6 @@ template <class T>
 void gemv_register_blocked(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y,
                            std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 
-// Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 8 × 16 mma.sync fragments,
-// bf16 in, float sums, loaded from global memory without shared memory.
-void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
-                       float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
-
-// Tensor cores fed through shared memory (bf16, compute capability 8.0 or later): chunks of A and
-// X copied with cp.async ahead of the multiplies, as the aligned 16 bytes that cover each line.
-void gemv_tensor_staged(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
-                        float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
-// Its launch (with its shared memory) for the occupancy report, and the blocks an SM holds, for
-// plan_tensor_staged.
-gemv::Launch tensor_staged_launch(const several::Plan& plan, gemv::Layout layout);
-int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
-
-// Float on FP32 FMA fed through shared memory (gemv_fma_staged.cu): the same staging, a thread
-// keeping 2 rows × 4·T vectors of sums. Its launch and blocks an SM, for plan_fma_staged.
-void gemv_fma_staged(const several::Plan& plan, gemv::Layout layout, const float* A, const float* X, float* Y,
-                     std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
-gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);
-int fma_staged_blocks_per_sm(int group, gemv::Layout layout);
-
-namespace several {
-// The tensor-core kernels and the staged FMA kernel are compiled for T = group / 8 tiles of 8
-// vectors (groups 8, 16, 32 and 64): f(std::integral_constant<int, T>{}) for a plan's group.
-template <class F>
-decltype(auto) with_tiles(int group, F&& f) {
-    switch (group) {
-        case 8:
-            return f(std::integral_constant<int, 1>{});
-        case 16:
-            return f(std::integral_constant<int, 2>{});
-        case 32:
-            return f(std::integral_constant<int, 4>{});
-        default:
-            return f(std::integral_constant<int, 8>{});
-    }
-}
-}  // namespace several
-
-// The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
-const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
-
-// Any plan's kernel (the tensor-core kernels take bf16 only, the staged FMA kernel float), and
-// the plan of the chooser's pick on this GPU: for the tuner and the tests, which run plans of every
-// kernel.
-template <class T>
-void gemv_planned(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y, std::int64_t m,
-                  std::int64_t n, int k, cudaStream_t stream) {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        if (plan.kernel == several::Kernel::tensor_cores)
-            return gemv_tensor_cores(plan, layout, A, X, Y, m, n, k, stream);
-        if (plan.kernel == several::Kernel::tensor_staged)
-            return gemv_tensor_staged(plan, layout, A, X, Y, m, n, k, stream);
-    } else {
-        if (plan.kernel == several::Kernel::fma_staged) return gemv_fma_staged(plan, layout, A, X, Y, m, n, k, stream);
-    }
-    gemv_register_blocked<T>(plan, layout, A, X, Y, m, n, k, stream);
-}
-inline several::Plan plan_of(const several::Choice& choice, std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
-                             int sm_count) {
-    switch (choice.kernel) {
-        case several::Kernel::tensor_cores:
-            return several::plan_tensor_cores(m, n, k, layout, choice.group, sm_count);
-        case several::Kernel::tensor_staged:
-            return several::plan_tensor_staged(m, n, k, layout, choice.group, sm_count,
-                                               tensor_staged_blocks_per_sm(choice.group, layout));
-        case several::Kernel::fma_staged:
-            return several::plan_fma_staged(m, n, k, layout, choice.group, sm_count,
-                                            fma_staged_blocks_per_sm(choice.group, layout));
-        default:
-            return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
-    }
-}
-
-// The launch to report (occupancy) for a plan.
+// The launch of a register-blocked plan, for the occupancy report.
 template <class T>
 gemv::Launch launch_of(const several::Plan& plan, gemv::Layout layout);

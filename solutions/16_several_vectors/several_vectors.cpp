@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
+#include <stdexcept>
 
 #include "errors.hpp"
 
@@ -16,19 +18,8 @@ double fp32_lanes_per_sm(int cc_major, int cc_minor) {
     return 128;
 }
 
-double tensor_bf16_flops_per_clock_per_sm(int cc_major, int cc_minor) {
-    if (cc_major < 8) return 0;
-    if (cc_major == 8) return cc_minor == 0 ? 2048 : 1024;
-    if (cc_major == 9) return 4096;
-    return 8192;
-}
-
 double fma_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor) {
     return 2.0 * fp32_lanes_per_sm(cc_major, cc_minor) * sm_count * (clock_khz * 1e3) / 1e9;
-}
-
-double tensor_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor) {
-    return tensor_bf16_flops_per_clock_per_sm(cc_major, cc_minor) * sm_count * (clock_khz * 1e3) / 1e9;
 }
 
 double roof_gflops(double ceiling_gbps, double intensity, double peak_gflops) {
@@ -52,23 +43,16 @@ const char* to_string(Kernel kernel) {
     }
 }
 
-namespace {
-
 void require_k(int k) {
     if (k < 1 || k > kMaxVectors)
         throw gemv::UsageError("k must be between 1 and " + std::to_string(kMaxVectors) + ", not " + std::to_string(k));
 }
 
-// A grid of at most INT_MAX blocks of rows (a launch's grid.x).
 void require_grid(std::int64_t blocks) {
     if (blocks > INT_MAX)
-        throw gemv::UsageError("step 16 takes at most " + std::to_string(INT_MAX) + " blocks of rows");
+        throw gemv::UsageError("steps 16 and 17 take at most " + std::to_string(INT_MAX) + " blocks of rows");
 }
 
-// Slices of the columns, so that a problem with few rows still fills the GPU: enough slices for
-// about 32 warps with rows to add up an SM (half of what an H100 SM holds) across the groups of
-// vectors, each slice at least `least` columns, `align` a multiple. `warps`: the warps that have
-// rows, in one slice and group (a block of a few rows has idle warps, which do not count).
 void slice_columns(Plan& p, std::int64_t n, int sm_count, std::int64_t warps, std::int64_t least, std::int64_t align) {
     const std::int64_t want = 32LL * std::max(1, sm_count);
     const std::int64_t have = warps * p.groups;
@@ -78,8 +62,6 @@ void slice_columns(Plan& p, std::int64_t n, int sm_count, std::int64_t warps, st
     p.per = several::div_up(several::div_up(n, slices), align) * align;
     p.slices = static_cast<int>(several::div_up(n, p.per));
 }
-
-}  // namespace
 
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
     require_k(k);
@@ -103,140 +85,18 @@ Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout l
     return p;
 }
 
-namespace {
-
-// The start of the plans that keep 8·T vectors (both tensor-core kernels and the staged FMA one):
-// k and the group checked, the groups of vectors counted.
-Plan tile_plan(Kernel kernel, int k, int group, const char* name, const char* per) {
-    require_k(k);
-    if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
-        throw gemv::UsageError(std::string("the ") + name + " kernel keeps 8, 16, 32 or 64 vectors a " + per +
-                               ", not " + std::to_string(group));
-    Plan p;
-    p.kernel = kernel;
-    p.group = group;
-    p.threads = kTensorThreads;
-    p.groups = static_cast<int>(several::div_up(k, group));
-    return p;
-}
-
-}  // namespace
-
-Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
-    Plan p = tile_plan(Kernel::tensor_cores, k, group, "tensor-core", "warp");
-    const bool row = layout == gemv::Layout::row;
-    while (p.shared * 2 <= std::min(p.groups, 8)) p.shared *= 2;
-    // Row-major: a block holds 128 / shared rows of a span of 128 (see the kernel); column-major:
-    // 8 / shared warps of 64 rows.
-    p.blocks = row ? several::div_up(m, kTensorRowsRow) * p.shared : several::div_up(m, 64 * (8 / p.shared));
-    require_grid(p.blocks * several::div_up(p.groups, p.shared));
-    const std::int64_t step = row ? kTensorStepRow : kTensorStepCol;
-    slice_columns(p, n, sm_count, several::div_up(m, row ? 16 : 64), 256, step);
-    return p;
-}
-
-namespace {
-
-// The slices of a staged kernel's plan: the count whose waves of blocks take the least time, a
-// block costing its chunks plus two for filling its pipeline, so that the last wave is not mostly
-// empty.
-void slice_by_waves(Plan& p, std::int64_t n, int chunk_cols, int sm_count, int blocks_per_sm) {
-    const std::int64_t chunks = several::div_up(n, chunk_cols);
-    const std::int64_t slots = std::int64_t(std::max(1, sm_count)) * std::max(1, blocks_per_sm);
-    std::int64_t slices = 1;
-    double best = 0;
-    for (std::int64_t s = 1; s <= std::min<std::int64_t>(chunks, 1024); ++s) {
-        const double cost =
-            double(several::div_up(p.blocks * p.groups * s, slots)) * double(several::div_up(chunks, s) + 2);
-        if (s == 1 || cost < best * 0.999) best = cost, slices = s;
-    }
-    p.per = several::div_up(chunks, slices) * chunk_cols;
-    p.slices = static_cast<int>(several::div_up(n, p.per));
-}
-
-}  // namespace
-
-Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                        int blocks_per_sm) {
-    (void)layout;  // both layouts take the same grid
-    Plan p = tile_plan(Kernel::tensor_staged, k, group, "staged tensor-core", "block");
-    p.blocks = several::div_up(m, kStagedRows);
-    require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
-    slice_by_waves(p, n, kStagedCols, sm_count, blocks_per_sm);
-    p.pack_x = n % 2 != 0 && group >= 32 && m >= 16 * std::int64_t(k);
-    return p;
-}
-
-Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                     int blocks_per_sm) {
-    (void)layout;  // both layouts take the same grid
-    Plan p = tile_plan(Kernel::fma_staged, k, group, "staged FMA", "block");
-    p.threads = kFmaThreads;
-    p.blocks = several::div_up(m, kFmaRows);
-    require_grid(p.blocks * p.groups);
-    slice_by_waves(p, n, kFmaCols, sm_count, blocks_per_sm);
-    p.pack_x = n % 4 != 0 && m >= 16 * std::int64_t(k);
-    return p;
-}
-
-int group_for(Kernel kernel, int k) {
-    if (kernel != Kernel::register_blocked) {
-        for (int g : kTensorGroups)
-            if (g >= k) return g;
-        return kTensorGroups[std::size(kTensorGroups) - 1];
-    }
+int register_group_for(int k) {
     for (int g : kRegisterGroups)
         if (g >= k) return g;
     return kRegisterGroups[std::size(kRegisterGroups) - 1];
 }
 
-bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (layout == gemv::Layout::row) return k >= 2 && m >= kTensorRowsRow && n >= kTensorStepRow;
-    return k >= 4 && m >= 64 && n >= kTensorStepCol;
-}
-
-bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (m < kFmaRows / 4) return false;
-    if (layout == gemv::Layout::row) return k >= 16 || (k >= 4 && n < 4 * kFmaCols);
-    return k >= 4 && n >= kFmaCols;
-}
-
-bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (k == 1) return m >= 1024 && n >= 1024;
-    if (layout == gemv::Layout::row) return m >= kStagedRows / 2 || k >= 32 || (m >= 16 && k >= 16);
-    if (n >= kStagedCols) return m >= 16 || k >= 8;
-    return n >= 16 && k >= 8;
-}
-
-Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major) {
-    require_k(k);
-    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_staged_pays(m, n, k, layout))
-        return {Kernel::tensor_staged, group_for(Kernel::tensor_staged, k),
-                "bf16: tensor cores, A and X staged through shared memory"};
-    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_cores_pay(m, n, k, layout)) {
-        const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
-        return {Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most),
-                "bf16: tensor cores, 16-byte loads straight into the fragments"};
-    }
-    if (precision == gemv::Precision::f32 && cc_major >= 8 && fma_staged_pays(m, n, k, layout))
-        return {Kernel::fma_staged, group_for(Kernel::fma_staged, k),
-                "float: FP32 FMA, A and X staged through shared memory (TF32 would miss the bound)"};
-    std::string why = precision == gemv::Precision::f32 ? "float: FP32 FMA (TF32 would miss the bound)"
-                      : cc_major < 8                    ? "no bf16 tensor cores on this GPU"
-                                     : "bf16, but too few vectors, rows or columns for the tensor cores";
-    return {Kernel::register_blocked, group_for(Kernel::register_blocked, k), why};
-}
-
 gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    const double mn = double(m) * double(n), nk = double(n) * double(k);
+    if (p.kernel != Kernel::register_blocked) throw std::logic_error("traffic_of takes a register-blocked plan");
+    const double nk = double(n) * double(k);
     gemv::Traffic t;
-    t.a_elems = mn * p.groups;
-    if (p.kernel == Kernel::tensor_staged || p.kernel == Kernel::fma_staged) {
-        const int rows = p.kernel == Kernel::tensor_staged ? kStagedRows : kFmaRows;
-        t.x_elems = (double(several::div_up(m, rows)) + (p.pack_x ? 2 : 0)) * nk;
-    } else if (p.kernel == Kernel::tensor_cores)
-        t.x_elems = double(several::div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
-    else if (layout == gemv::Layout::col)
+    t.a_elems = double(m) * double(n) * p.groups;
+    if (layout == gemv::Layout::col)
         t.x_elems = double(several::div_up(m, 32 * p.rows_per_warp)) * nk;
     else
         t.x_elems = double(several::div_up(m, p.rows_per_warp)) * nk;

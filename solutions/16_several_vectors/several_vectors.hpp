@@ -1,5 +1,6 @@
-// Step 16, the host side: the plans of the kernels, the roofline and the chooser's rule. Plain C++
-// (no CUDA) so that the tests check them without a GPU.
+// Step 16, the host side: the model, the roofline and the register-blocked kernel's plan. Plain C++
+// (no CUDA) so that the tests check them without a GPU. Step 17 (chooser.hpp) adds the plans of
+// its kernels and the chooser among them.
 //
 // Y = A·X for k right-hand sides. A is m×n, row- or column-major; X (n×k) and Y (m×k) are
 // column-major, as cuBLAS takes them: vector c of X starts at X + c·n, column c of Y at Y + c·m.
@@ -25,20 +26,12 @@ constexpr std::int64_t div_up(std::int64_t a, std::int64_t b) {
 // square matrix it grows about as 2k/s: A's bytes are shared by k vectors (step 07's lesson).
 double model_intensity(std::int64_t m, std::int64_t n, std::int64_t k, gemv::Precision precision);
 
-// The datasheet's compute peaks from device facts (SMs, the clock cudaDevAttrClockRate reports,
-// the compute capability), so they follow the GPU:
-//  - FP32 FMA: 2 flops × lanes a clock × SMs × clock. 128 FP32 lanes an SM from compute capability
-//    8.6 on (Hopper's 9.0 included: 132 SMs × 1.98 GHz × 256 = 66.9 TFLOP/s on an H100 SXM), 64 on
-//    8.0 (A100: 108 × 1.41 GHz × 128 = 19.5 TFLOP/s).
-//  - bf16 tensor cores, dense, float accumulation: flops a clock an SM of 2048 on 8.0 (A100: 312
-//    TFLOP/s), 1024 on 8.6 and 8.9 (consumer parts with float accumulation), 4096 on 9.0 (Hopper:
-//    4 tensor cores × 512 dense bf16 FMA a clock), 8192 on 10.x; 0 before 8.0 (no bf16 MMA).
-//    The H100 SXM datasheet's 989 TFLOP/s is 132 × 1.83 GHz × 4096; from the maximum clock the
-//    runtime reports (1.98 GHz) the figure is 8 % higher: an upper bound, as a roof should be.
+// The datasheet's FP32 FMA peak from device facts (SMs, the clock cudaDevAttrClockRate reports,
+// the compute capability), so that it follows the GPU: 2 flops × lanes a clock × SMs × clock.
+// 128 FP32 lanes an SM from compute capability 8.6 on (Hopper's 9.0 included: 132 SMs × 1.98 GHz ×
+// 256 = 66.9 TFLOP/s on an H100 SXM), 64 on 8.0 (A100: 108 × 1.41 GHz × 128 = 19.5 TFLOP/s).
 double fp32_lanes_per_sm(int cc_major, int cc_minor);
-double tensor_bf16_flops_per_clock_per_sm(int cc_major, int cc_minor);
 double fma_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor);
-double tensor_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor);
 
 // The roofline: the lower of the memory roof (the measured read ceiling × intensity) and the
 // compute roof of the units the kernel uses.
@@ -46,31 +39,28 @@ double roof_gflops(double ceiling_gbps, double intensity, double peak_gflops);
 // The intensity where the two roofs meet (the ridge point), flops per byte.
 double ridge_intensity(double ceiling_gbps, double peak_gflops);
 
-// ---- The kernels' plans -----------------------------------------------------------------------
+// ---- The plans --------------------------------------------------------------------------------
 
+// The kernels of this step and the next (step 17 adds the three that keep 8·T vectors).
 enum class Kernel { register_blocked, tensor_cores, tensor_staged, fma_staged };
 const char* to_string(Kernel kernel);
-// Which compute roof a kernel's figures are held to: the bf16 tensor cores, or FP32 FMA.
-constexpr bool on_tensor_cores(Kernel kernel) {
-    return kernel == Kernel::tensor_cores || kernel == Kernel::tensor_staged;
-}
 
 // One launch: blocks of rows, grid.y slices of the columns (the partial sums of a row are added
 // into a zeroed Y with atomicAdd when there are several), and groups of `group` vectors (A is read
-// once for each group). The register-blocked kernel puts the groups in grid.z; the tensor-core
-// kernels in grid.x beside the blocks (blocks × groups), so that the groups of one block of rows
-// run side by side and read A's bytes from L2 the second time.
+// once for each group). The register-blocked kernel puts the groups in grid.z; step 17's kernels
+// in grid.x beside the blocks (blocks × groups), so that the groups of one block of rows run side
+// by side and read A's bytes from L2 the second time.
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
-    int group = 1;            // vectors a thread (register-blocked), warp or block (the others) keeps
+    int group = 1;            // vectors a thread (register-blocked), warp or block (step 17's) keeps
     int rows_per_warp = 1;    // register-blocked: R (rows_per_warp_for, rows_per_lane_col)
     std::int64_t blocks = 0;  // blocks of rows
     int threads = 256;        // a block
     int slices = 1;           // grid.y
     std::int64_t per = 0;     // columns of A a slice takes
     int groups = 1;           // ceil(k / group)
-    int shared = 1;           // tensor cores: groups of vectors a block holds side by side (1, 2, 4, 8)
-    bool pack_x = false;      // staged kernels: X copied first into vectors that start on 16 bytes
+    int shared = 1;           // step 17, tensor cores: groups of vectors a block holds side by side
+    bool pack_x = false;      // step 17, staged kernels: X copied first into vectors on 16 bytes
     bool atomic() const { return slices > 1; }
 };
 
@@ -88,123 +78,27 @@ constexpr int rows_per_warp_for(int group) {
 constexpr int rows_per_lane_col(int group) {
     return group >= 16 ? 2 : 1;
 }
-// Vectors a tensor-core warp keeps: 8·T for T = 1, 2, 4, 8 tiles of 16 × 8 × 16 bf16 fragments
-// (PTX's mma.sync.m16n8k16, a tile of 8 vectors each). A and X go from global memory straight
-// into the fragments, 16 bytes a load, with no shared memory.
-constexpr int kTensorGroups[] = {8, 16, 32, 64};
-constexpr int kTensorThreads = 256;  // 8 warps a block
-// Rows a block: row-major, a warp's 16 rows are eight apart (they share an alignment), so a block
-// of 8 warps takes 128 consecutive rows; column-major, a lane takes 8 consecutive rows, a warp 64.
-constexpr int kTensorRowsRow = 128;
-constexpr int kTensorRowsCol = 512;
-// Columns a warp takes a step: slices of the columns are a multiple of them.
-constexpr int kTensorStepRow = 32;
-constexpr int kTensorStepCol = 16;
-// The staged tensor-core kernel (gemv_tensor_staged.cu): a block of 8 warps takes kStagedRows rows
-// (16 a warp) and all of its group's 8·T vectors, and copies chunks of kStagedCols columns of A
-// and X into shared memory kStagedStages - 1 chunks ahead of its multiplies (cp.async). Slices of
-// the columns are a multiple of a chunk.
-constexpr int kStagedRows = 128;
-constexpr int kStagedCols = 64;
-constexpr int kStagedStages = 4;
-// The staged FMA kernel (gemv_fma_staged.cu, float): a block of 8 warps takes kFmaRows rows and
-// its group's 8·T vectors (the groups of the tensor-core kernels), a thread 2 rows × 4·T vectors,
-// and copies chunks of kFmaCols columns of A and X into shared memory stages - 1 chunks ahead.
-// Row-major keeps a stage fewer: its chunks are turned into a column-major tile, which takes the
-// room (2 blocks an SM either way).
-constexpr int kFmaThreads = 256;
-constexpr int kFmaRows = 256;
-constexpr int kFmaCols = 16;
-constexpr int kFmaStagesCol = 4;
-constexpr int kFmaStagesRow = 3;
-// A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
-constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
-    return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
-}
 
-// group must be one of the lists above (the staged FMA kernel takes the tensor-core groups);
-// throws gemv::UsageError for a k or shape it cannot take.
+// Throws gemv::UsageError for a k outside 1 … kMaxVectors, or a grid of more than INT_MAX blocks.
+void require_k(int k);
+void require_grid(std::int64_t blocks);
+
+// Slices of the columns, so that a problem with few rows still fills the GPU: enough slices for
+// about 32 warps with rows to add up an SM (half of what an H100 SM holds) across the groups of
+// vectors, each slice at least `least` columns, `align` a multiple. `warps`: the warps that have
+// rows, in one slice and group (a block of a few rows has idle warps, which do not count).
+void slice_columns(Plan& p, std::int64_t n, int sm_count, std::int64_t warps, std::int64_t least, std::int64_t align);
+
+// group must be one of kRegisterGroups; throws gemv::UsageError for a k or shape it cannot take.
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
-Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
-// The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
-// occupancy API): the slices are the count whose waves of blocks take the least time, a block
-// costing its chunks plus two for filling its pipeline, so that the last wave is not mostly empty.
-// X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
-// (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's
-// columns read as 2 bytes each cost the multiplies more than the copy.
-Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                        int blocks_per_sm);
 
-// The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
-// blocks_per_sm blocks an SM). X is packed where n is not a multiple of 4 and X is small beside A
-// (m >= 16·k): then every vector starts on 16 bytes and the multiply reads 4 of its columns at
-// once.
-Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                     int blocks_per_sm);
+// The smallest group that holds k vectors (16 beyond: A is read ceil(k/16) times).
+int register_group_for(int k);
 
-// The smallest group of the kernel's list that holds k vectors (the largest where none does).
-int group_for(Kernel kernel, int k);
-
-// The chooser's rule. bf16 on a device with bf16 MMA (compute capability 8.0 or later): the
-// staged tensor-core kernel where tensor_staged_pays says so (the smallest group that holds k, 64
-// vectors a block at most); else the tensor-core kernel from global memory where
-// tensor_cores_pay says so; else the register-blocked kernel. The tensor-core kernel's group
-// is the smallest that holds k, but at most kTensorMostRow or kTensorMostCol vectors a warp:
-// beyond, the sums take so many registers that too few warps keep A's bytes in flight, and
-// reading A again for another group measured faster (a block holds up to 8 groups side by side,
-// so the other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv). Float (on
-// FP32 FMA: see tensor_cores_take_float below): the staged FMA kernel where fma_staged_pays says
-// so and the GPU has cp.async (compute capability 8.0 or later), else the register-blocked
-// kernel, the smallest group that holds k (at most 16, A read ceil(k/16) times beyond).
-constexpr int kTensorMostRow = 8;
-constexpr int kTensorMostCol = 32;
-// Where the tensor-core kernel measured faster than the register-blocked one on the H100
-// (slides/data/h100_step16_vectors_odd.csv, both at each k): row-major from k = 2, with at least
-// a block's 128 rows and a step's 32 columns; column-major from k = 4, with at least a warp's 64
-// rows and a step's 16 columns. With fewer, its blocks and steps are mostly empty; with fewer
-// vectors, column-major with an odd m, its realigned loads cost more than it saves.
-bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-// Where the staged kernel measured faster than the other two on the H100 (bf16; the three side by
-// side at each k in slides/data/h100_step16_vectors_odd.csv):
-//  - one vector: with 1024 rows and columns or more (the register-blocked kernel streams a lone
-//    vector well, and wastes less on degenerate shapes);
-//  - row-major: with half a block's rows, whatever n; with fewer rows, from k = 16 with 16 rows or
-//    more, and from k = 32 with any;
-//  - column-major: with a chunk's columns and 16 rows or more, or from k = 8 with 16 columns or
-//    more.
-// Where a block's rows or a chunk's columns are mostly empty at fewer vectors, the others waste
-// less. It keeps up to 64 vectors a block, so A is read once up to k = 64.
-bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-
-// Where the staged FMA kernel measured faster than the register-blocked one on the H100 (float,
-// both at each k, slides/data/h100_step16_vectors_odd.csv), with a quarter of a block's rows or
-// more:
-//  - column-major: from k = 4, with a chunk's columns or more;
-//  - row-major: from k = 16 (its transposed tile costs more), and from k = 4 with fewer than 64
-//    columns, where the register-blocked kernel's lanes along a row are mostly idle.
-// With fewer rows, or fewer columns in column-major, its blocks and chunks are mostly empty.
-bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-
-struct Choice {
-    Kernel kernel;
-    int group;
-    std::string why;
-};
-Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major);
-
-// Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to
-// 2^-10·Σ|a·x| a row, outside the bound n·2^-23·Σ|a·x| for n < 2^13. The lab verifies every
-// result against that bound, so float stays on FP32 FMA.
-constexpr bool tensor_cores_take_float = false;
-
-// ---- What each kernel loads, for CGMA (elements) -----------------------------------------------
-
-// Register-blocked, column-major: a lane R rows 32 apart; A once a group, and a warp's 32 lanes
-// share each X value (one broadcast load a warp for 32·R rows). Row-major: a warp adds up R rows,
-// each lane loading its own x values: X once a warp. Tensor cores: A once a group, X once a warp
-// (16 rows row-major, 64 column-major); staged, X once a block of kStagedRows (tensor cores) or
-// kFmaRows (FMA) rows, and twice more where it is packed first. Y: once, or once a slice
-// (atomicAdd).
+// What the register-blocked kernel loads, for CGMA (elements). Column-major: a lane R rows 32
+// apart; A once a group, and a warp's 32 lanes share each X value (one broadcast load a warp for
+// 32·R rows). Row-major: a warp adds up R rows, each lane loading its own x values: X once a warp.
+// Y: once, or once a slice (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace several

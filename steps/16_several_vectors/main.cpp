@@ -1,13 +1,12 @@
 // Step 16: several vectors at once, Y = A·X for k = 1 … 256 right-hand sides. A is read once for
 // a group of vectors, so the flops a byte grow with k (step 07's CGMA, now on GEMV) and the
-// product climbs the memory roof until the compute roof stops it: FP32 FMA in float, the tensor
-// cores in bf16. Side by side on one problem: the register-blocked kernel (the exercise), the
-// staged FMA kernel (float, through shared memory), the two tensor-core kernels (bf16: fragments
-// from global memory, or staged through shared memory), and cuBLAS's gemm; the chooser's pick is
-// marked. X (n×k) and Y (m×k) are column-major, as cuBLAS takes them; A is row- or column-major.
+// product climbs the memory roof until the compute roof stops it. Side by side on one problem: the
+// register-blocked kernel (the exercise) and cuBLAS's gemm, each with its share of the roofline.
+// X (n×k) and Y (m×k) are column-major, as cuBLAS takes them; A is row- or column-major.
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <ostream>
 
@@ -15,6 +14,7 @@
 #include "device_problem.cuh"
 #include "gemv_several.cuh"
 #include "gpu_step.hpp"
+#include "roofline_report.hpp"
 #include "several_vectors.hpp"
 
 namespace {
@@ -25,47 +25,14 @@ struct Variant {
     gemv::Traffic traffic;
     std::function<void(cudaStream_t)> run;
     std::string note;
-    bool tensor_cores;  // which compute roof applies
-    bool chosen;
+    bool tensor_cores;  // cuBLAS in bf16: held to the memory roof alone (its tensor cores are step 17's)
 };
 
 std::string plan_text(const several::Plan& p) {
-    const char* keeper = p.kernel == several::Kernel::register_blocked ? "thread"
-                         : p.kernel == several::Kernel::tensor_cores   ? "warp"
-                                                                       : "block";  // the staged kernels
-    std::string s = std::to_string(p.group) + " vectors a " + keeper;
+    std::string s = std::to_string(p.group) + " vectors a thread";
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;
-}
-
-// The compute peaks of this GPU: FP32 FMA, and the bf16 tensor cores (0 where it has none).
-struct Peaks {
-    double fma, tensor;
-};
-
-Peaks peaks_of(const gemv::DeviceFacts& f) {
-    int clock_khz = 0;
-    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, f.id));
-    return {several::fma_peak_gflops(f.sm_count, clock_khz, f.cc_major, f.cc_minor),
-            several::tensor_peak_gflops(f.sm_count, clock_khz, f.cc_major, f.cc_minor)};
-}
-
-// A row's own columns: the roofline of the units the variant computes on (FP32 FMA, or the bf16
-// tensor cores), from the measured ceiling and time, and whether it is the chooser's pick.
-std::function<gemv::Fields(const gemv::Result&)> roofline_figures(double intensity, double peak, bool tensor_cores,
-                                                                  bool chosen) {
-    return [=](const gemv::Result& r) -> gemv::Fields {
-        const double roof = several::roof_gflops(r.ceiling_gbps, intensity, peak);
-        return {{"k", std::to_string(r.vectors), true},
-                {"model_intensity", gemv::fixed(intensity, 4), true},
-                {"memory_roof_gflops", gemv::fixed(r.ceiling_gbps * intensity, 1), true},
-                {"compute_peak_gflops", gemv::fixed(peak, 1), true},
-                {"compute_units", tensor_cores ? "bf16 tensor cores" : "fp32 fma", false},
-                {"roof_gflops", gemv::fixed(roof, 1), true},
-                {"pct_roofline", gemv::fixed(100.0 * r.gflops() / roof, 2), true},
-                {"chosen", chosen ? "yes" : "no", false}};
-    };
 }
 
 template <class T>
@@ -77,31 +44,12 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     const T* A = problem.A();
     const T* X = problem.x();
     float* Y = problem.y();
-    const several::Choice choice = several::choose(o.precision, m, n, k, layout, f.cc_major);
     std::vector<Variant> out;
 
-    // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
-    const auto add = [&](const char* name, const several::Plan& p) {
-        out.push_back({name, launch_of<T>(p, layout), several::traffic_of(p, m, n, k, layout),
-                       [=](cudaStream_t s) { gemv_planned<T>(p, layout, A, X, Y, m, n, k, s); }, plan_text(p),
-                       several::on_tensor_cores(p.kernel), choice.kernel == p.kernel});
-    };
-    add("register-blocked", several::plan_register_blocked(
-                                m, n, k, layout, several::group_for(several::Kernel::register_blocked, k), f.sm_count));
-    // The staged kernels' group of vectors (8·T, the same for both). These kernels need compute
-    // capability 8.0 (bf16 MMA, cp.async).
-    const int staged_group = several::group_for(several::Kernel::tensor_staged, k);
-    if (f.cc_major >= 8) {
-        if constexpr (std::is_same_v<T, float>) {
-            add("FMA, staged", several::plan_fma_staged(m, n, k, layout, staged_group, f.sm_count,
-                                                        fma_staged_blocks_per_sm(staged_group, layout)));
-        } else {
-            add("tensor cores", several::plan_tensor_cores(
-                                    m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), f.sm_count));
-            add("tensor cores, staged", several::plan_tensor_staged(m, n, k, layout, staged_group, f.sm_count,
-                                                                    tensor_staged_blocks_per_sm(staged_group, layout)));
-        }
-    }
+    const several::Plan p = several::plan_register_blocked(m, n, k, layout, several::register_group_for(k), f.sm_count);
+    out.push_back({"register-blocked", launch_of<T>(p, layout), several::traffic_of(p, m, n, k, layout),
+                   [=](cudaStream_t s) { gemv_register_blocked<T>(p, layout, A, X, Y, m, n, k, s); }, plan_text(p),
+                   false});
     gemv_cublas_require_int_sizes(m, n);
     auto handle = std::make_shared<CublasHandle>();  // once: the warm-up runs absorb its first call
     const gemv::Traffic least{double(m) * double(n), double(n) * k, double(m) * k};
@@ -109,41 +57,25 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     out.push_back(
         {std::string(bf16 ? "cublasGemmEx" : "cublasSgemm") + (layout == gemv::Layout::col ? " op N" : " op T"),
          gemv::Launch{}, least, [=](cudaStream_t s) { gemm_cublas<T>(*handle, A, X, Y, m, n, k, layout, s); },
-         bf16 ? "float sums (CUBLAS_COMPUTE_32F)" : "FP32", bf16, false});
+         bf16 ? "float sums (CUBLAS_COMPUTE_32F)" : "FP32", bf16});
 
-    // The chooser's pick marked in its name and note; each row with the roofline of its units.
-    const Peaks peaks = peaks_of(f);
+    // Each row with the roofline of its units: FP32 FMA; cuBLAS in bf16 computes on the tensor
+    // cores, whose roof is step 17's: the memory roof alone here.
+    const double fma = several::fma_peak_of(f);
     const double intensity = several::model_intensity(m, n, k, o.precision);
     std::vector<gemv::GpuKernel> rows;
-    for (const Variant& v : out)
-        rows.push_back(
-            {v.name + (v.chosen ? " (chosen)" : ""), v.launch, v.traffic, v.run,
-             v.chosen ? v.note + "; the chooser's pick: " + choice.why : v.note,
-             roofline_figures(intensity, v.tensor_cores ? peaks.tensor : peaks.fma, v.tensor_cores, v.chosen)});
+    for (const Variant& v : out) {
+        const double peak = v.tensor_cores ? std::numeric_limits<double>::infinity() : fma;
+        const std::string units = v.tensor_cores ? "bf16 tensor cores (memory roof only)" : "fp32 fma";
+        rows.push_back({v.name, v.launch, v.traffic, v.run, v.note,
+                        [=](const gemv::Result& r) { return several::roofline_fields(r, intensity, peak, units); }});
+    }
     return rows;
 }
 
 // Below the table: the roofline at this k, and each variant's share of its roof.
 void print_roofline(std::ostream& out, const gemv::DeviceFacts& f, const std::vector<gemv::Result>& results) {
-    if (results.empty()) return;
-    const gemv::Result& first = results.front();
-    const std::int64_t k = first.vectors;
-    const double intensity = several::model_intensity(first.shape.m, first.shape.n, k, first.precision);
-    const double ceiling = first.ceiling_gbps;
-    const Peaks peaks = peaks_of(f);
-    out << "\nroofline at k = " << k << ": " << gemv::fixed(intensity, 2)
-        << " flop/byte (A once, X and Y once); memory roof " << gemv::fixed(ceiling * intensity, 0)
-        << " GFLOP/s, FP32 FMA peak " << gemv::fixed(peaks.fma, 0) << " GFLOP/s";
-    if (peaks.tensor > 0) out << ", bf16 tensor-core peak " << gemv::fixed(peaks.tensor, 0) << " GFLOP/s";
-    out << "\n";
-    const auto field = [](const gemv::Result& r, const std::string& name) {
-        for (const auto& f : r.extra)
-            if (f.name == name) return f.text;
-        return std::string("-");
-    };
-    for (const auto& r : results)
-        out << "  " << r.variant << ": " << gemv::fixed(r.gflops(), 0) << " GFLOP/s, " << field(r, "pct_roofline")
-            << " % of its roof (" << field(r, "roof_gflops") << " GFLOP/s, " << field(r, "compute_units") << ")\n";
+    several::print_roofline(out, results, several::fma_peak_of(f));
 }
 
 template <class T>

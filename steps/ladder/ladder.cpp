@@ -219,7 +219,7 @@ Ladder tabulate(const std::vector<Outcome>& outcomes, gemv::Precision ladder) {
         }
         for (Row r : oc.rows) {
             const double t = num(r, "median_ms");
-            // Step 16 multiplies k vectors at once: its speed-ups compare the time a vector.
+            // Steps 16 and 17 multiply k vectors at once: their speed-ups compare the time a vector.
             const double k = std::isnan(num(r, "k")) ? 1.0 : num(r, "k");
             r["speedup_vs_01"] = gemv::fixed(y.t01 / (t / k), 3);
             r["ratio_to_cublas"] = gemv::fixed(y.t_cublas / (t / k), 3);
@@ -235,7 +235,7 @@ Ladder tabulate(const std::vector<Outcome>& outcomes, gemv::Precision ladder) {
             l.vectors |= k != 1;
             std::string kernel = oc.step.name + " / " + r["variant"];
             if (r["precision"] != gemv::to_string(ladder)) kernel += ", " + r["precision"];  // step 15's bf16
-            if (k != 1) kernel += ", k=" + r["k"];                                           // step 16
+            if (k != 1) kernel += ", k=" + r["k"];                                           // steps 16, 17
             l.table.push_back({oc.step.number, kernel, r["layout"], time_text(t), s.gbps, s.pct_ceiling, s.gflops,
                                gemv::fixed(num(r, "cgma"), 3),
                                r["limiter"] == "-" ? "-" : gemv::fixed(100 * occ, 0) + "% " + r["limiter"],
@@ -263,8 +263,8 @@ void print_table(const Ladder& l, const std::vector<Outcome>& outcomes, const ge
     std::cout << "GB/s counts A, x and y once; % ceil is of the ceiling measured in the same run (CPU or GPU);"
                  " vs cuBLAS > 1 is faster than cuBLAS.\n";
     if (l.vectors)
-        std::cout << "k=N: N vectors at once (step 16): time, GB/s and GFLOP/s are the whole product's; vs 01 and"
-                     " vs cuBLAS divide its time by N.\n";
+        std::cout << "k=N: N vectors at once (steps 16 and 17): time, GB/s and GFLOP/s are the whole product's;"
+                     " vs 01 and vs cuBLAS divide its time by N.\n";
     if (l.noise) std::cout << gemv::noise_note() << "\n";
     if (l.busy) std::cout << gemv::busy_note() << "\n";
 }

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "gemv_several.cuh"
+#include "gemv_tensor.cuh"
 #include "mma_bf16.cuh"
 #include "realign.cuh"
 

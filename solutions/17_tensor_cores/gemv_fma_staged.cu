@@ -1,7 +1,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "gemv_several.cuh"
+#include "gemv_tensor.cuh"
 #include "staged_copy.cuh"
 
 // Float on FP32 FMA, fed through shared memory as the staged tensor-core kernel is: a block of 8

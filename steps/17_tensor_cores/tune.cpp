@@ -1,4 +1,4 @@
-// Step 16's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
+// Step 17's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
 // every group of the register-blocked kernel and, in float, of the staged FMA kernel, in bf16 of
 // both tensor-core kernels, each verified first, and writes a CSV table: one row a (k, kernel,
 // group), with the fastest of each k marked and the chooser's pick beside it, so that the
@@ -10,11 +10,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "chooser.hpp"
 #include "cli.hpp"
 #include "device_problem.cuh"
-#include "gemv_several.cuh"
+#include "gemv_tensor.cuh"
 #include "gpu_step.hpp"
-#include "several_vectors.hpp"
 
 namespace {
 
@@ -73,7 +73,7 @@ bool time_plans(const gemv::Options& o, const gemv::DeviceFacts& facts, gemv::De
             problem.poison();
             run(0);
             if (const auto wrong = problem.count_wrong_elements()) {
-                std::cerr << "step16_tune: " << several::to_string(p.kernel) << " with " << p.group
+                std::cerr << "step17_tune: " << several::to_string(p.kernel) << " with " << p.group
                           << " vectors is wrong at k = " << k << ": " << wrong << " elements outside the bound\n";
                 return false;
             }
@@ -136,7 +136,7 @@ void write_table(const std::string& file, const std::vector<gemv::Fields>& out) 
     std::ofstream f(file);
     if (!f) throw std::runtime_error("cannot write " + file);
     gemv::print_fields(f, gemv::Format::csv, out);
-    std::cerr << "step16_tune: wrote " << file << "\n";
+    std::cerr << "step17_tune: wrote " << file << "\n";
 }
 
 template <class T>
@@ -168,9 +168,9 @@ int tune(const gemv::Options& o) {
 
 int main(int argc, char** argv) {
     gemv::StepSpec spec;
-    spec.number = "16";
+    spec.number = "17";
     spec.name = "tune";
-    spec.title = "times every group of step 16's kernels for each k and writes a CSV table";
+    spec.title = "times every group of step 17's kernels (and step 16's) for each k and writes a CSV table";
     spec.layouts = {gemv::Layout::row, gemv::Layout::col};
     spec.precisions = {gemv::Precision::f32, gemv::Precision::bf16};
     spec.default_reps = 7;

@@ -1,9 +1,10 @@
+// Generated from solutions/17_tensor_cores/gemv_tensor_staged.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 17
 #include <cuda_bf16.h>
 
 #include <cstdint>
 #include <stdexcept>
 
-#include "gemv_several.cuh"
+#include "gemv_tensor.cuh"
 #include "mma_bf16.cuh"
 #include "staged_copy.cuh"
 
@@ -71,19 +72,17 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
         if (row) return pair(a16 + (16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c, a_even, 1, c);
         return pair(a16 + c * kPitchCol + s_lo + 16 * warp + r, false, kPitchCol + s_hi - s_lo, c);
     };
+// BEGIN EXCERPT staged-step
 #pragma unroll
     for (int step = 0; step < kCols / 16; ++step) {
         const int c = 16 * step + 2 * t;
         const std::uint32_t a0 = a(g, c), a1 = a(g + 8, c), a2 = a(g, c + 8), a3 = a(g + 8, c + 8);
 #pragma unroll
         for (int q = 0; q < T; ++q) {
-            const unsigned short* x = x16 + (8 * q + g) * kPitchX + s_x + c;
-            float d[4];
-            mma_16x8x16(d, a0, a1, a2, a3, pair(x, x_even, 1, c), pair(x + 8, x_even, 1, c + 8));
-#pragma unroll
-            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+            // TODO: Multiply a0..a3 by tile q's X pairs (pair(), vector 8·q + g) with mma_16x8x16 into sum[q].
         }
     }
+    // END EXCERPT staged-step
 }
 // END EXCERPT staged-multiply
 
@@ -109,6 +108,7 @@ __global__ void __launch_bounds__(kThreads)
                                                                      sX + c % kStages * x_stage<T>(), A, X, m, n, k,
                                                                      ldx, i0, j0 + std::int64_t(c) * kCols, v0);
     };
+    // BEGIN EXCERPT staged-pipeline
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
         if (c < chunks) copy(c);
         staged::commit_copies();
@@ -133,6 +133,7 @@ __global__ void __launch_bounds__(kThreads)
         else
             multiply_chunk<row, T, a_even, x_even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
     }
+    // END EXCERPT staged-pipeline
     staged::wait_copies<0>();
     // d[0..1]: row g, vectors 2t and 2t + 1 of tile q; d[2..3]: row g + 8.
 #pragma unroll

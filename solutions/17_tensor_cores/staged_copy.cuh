@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-// The copies of step 16's staged kernels (gemv_tensor_staged.cu, gemv_fma_staged.cu): chunks of A
+// The copies of step 17's staged kernels (gemv_tensor_staged.cu, gemv_fma_staged.cu): chunks of A
 // and X into shared memory with cp.async, ahead of the multiplies, as a GEMM feeds its tiles.
 namespace staged {
 

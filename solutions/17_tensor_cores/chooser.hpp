@@ -1,0 +1,143 @@
+// Step 17, the host side: the plans of the kernels that keep 8·T vectors (the tensor-core kernels
+// in bf16, the staged FMA kernel in float), the bf16 tensor cores' peak, and the chooser among
+// them and step 16's register-blocked kernel. Plain C++ (no CUDA) so that the tests check them
+// without a GPU. The model, the roofline, the Plan and the register-blocked plan are step 16's
+// (several_vectors.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "several_vectors.hpp"
+
+namespace several {
+
+// The datasheet's bf16 tensor-core peak (dense, float accumulation) from device facts: flops a
+// clock an SM of 2048 on compute capability 8.0 (A100: 312 TFLOP/s), 1024 on 8.6 and 8.9 (consumer
+// parts with float accumulation), 4096 on 9.0 (Hopper: 4 tensor cores × 512 dense bf16 FMA a
+// clock), 8192 on 10.x; 0 before 8.0 (no bf16 MMA). The H100 SXM datasheet's 989 TFLOP/s is 132 ×
+// 1.83 GHz × 4096; from the maximum clock the runtime reports (1.98 GHz) the figure is 8 % higher:
+// an upper bound, as a roof should be.
+double tensor_bf16_flops_per_clock_per_sm(int cc_major, int cc_minor);
+double tensor_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_minor);
+
+// Which compute roof a kernel's figures are held to: the bf16 tensor cores, or FP32 FMA.
+constexpr bool on_tensor_cores(Kernel kernel) {
+    return kernel == Kernel::tensor_cores || kernel == Kernel::tensor_staged;
+}
+
+// Vectors a tensor-core warp keeps: 8·T for T = 1, 2, 4, 8 tiles of 16 × 8 × 16 bf16 fragments
+// (PTX's mma.sync.m16n8k16, a tile of 8 vectors each). A and X go from global memory straight
+// into the fragments, 16 bytes a load, with no shared memory.
+constexpr int kTensorGroups[] = {8, 16, 32, 64};
+constexpr int kTensorThreads = 256;  // 8 warps a block
+// Rows a block: row-major, a warp's 16 rows are eight apart (they share an alignment), so a block
+// of 8 warps takes 128 consecutive rows; column-major, a lane takes 8 consecutive rows, a warp 64.
+constexpr int kTensorRowsRow = 128;
+constexpr int kTensorRowsCol = 512;
+// Columns a warp takes a step: slices of the columns are a multiple of them.
+constexpr int kTensorStepRow = 32;
+constexpr int kTensorStepCol = 16;
+// The staged tensor-core kernel (gemv_tensor_staged.cu): a block of 8 warps takes kStagedRows rows
+// (16 a warp) and all of its group's 8·T vectors, and copies chunks of kStagedCols columns of A
+// and X into shared memory kStagedStages - 1 chunks ahead of its multiplies (cp.async). Slices of
+// the columns are a multiple of a chunk.
+constexpr int kStagedRows = 128;
+constexpr int kStagedCols = 64;
+constexpr int kStagedStages = 4;
+// The staged FMA kernel (gemv_fma_staged.cu, float): a block of 8 warps takes kFmaRows rows and
+// its group's 8·T vectors (the groups of the tensor-core kernels), a thread 2 rows × 4·T vectors,
+// and copies chunks of kFmaCols columns of A and X into shared memory stages - 1 chunks ahead.
+// Row-major keeps a stage fewer: its chunks are turned into a column-major tile, which takes the
+// room (2 blocks an SM either way).
+constexpr int kFmaThreads = 256;
+constexpr int kFmaRows = 256;
+constexpr int kFmaCols = 16;
+constexpr int kFmaStagesCol = 4;
+constexpr int kFmaStagesRow = 3;
+// A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
+constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
+    return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
+}
+
+// group must be one of kTensorGroups (the staged FMA kernel takes them too); throws
+// gemv::UsageError for a k or shape it cannot take.
+Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
+// The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
+// occupancy API): the slices are the count whose waves of blocks take the least time, a block
+// costing its chunks plus two for filling its pipeline, so that the last wave is not mostly empty.
+// X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
+// (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's
+// columns read as 2 bytes each cost the multiplies more than the copy.
+Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                        int blocks_per_sm);
+
+// The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
+// blocks_per_sm blocks an SM). X is packed where n is not a multiple of 4 and X is small beside A
+// (m >= 16·k): then every vector starts on 16 bytes and the multiply reads 4 of its columns at
+// once.
+Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                     int blocks_per_sm);
+
+// The smallest group of the kernel's list that holds k vectors (the largest where none does).
+int group_for(Kernel kernel, int k);
+
+// The chooser's rule. bf16 on a device with bf16 MMA (compute capability 8.0 or later): the
+// staged tensor-core kernel where tensor_staged_pays says so (the smallest group that holds k, 64
+// vectors a block at most); else the tensor-core kernel from global memory where
+// tensor_cores_pay says so; else the register-blocked kernel. The tensor-core kernel's group
+// is the smallest that holds k, but at most kTensorMostRow or kTensorMostCol vectors a warp:
+// beyond, the sums take so many registers that too few warps keep A's bytes in flight, and
+// reading A again for another group measured faster (a block holds up to 8 groups side by side,
+// so the other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv). Float (on
+// FP32 FMA: see tensor_cores_take_float below): the staged FMA kernel where fma_staged_pays says
+// so and the GPU has cp.async (compute capability 8.0 or later), else the register-blocked
+// kernel, the smallest group that holds k (at most 16, A read ceil(k/16) times beyond).
+constexpr int kTensorMostRow = 8;
+constexpr int kTensorMostCol = 32;
+// Where the tensor-core kernel measured faster than the register-blocked one on the H100
+// (slides/data/h100_step16_vectors_odd.csv, both at each k): row-major from k = 2, with at least
+// a block's 128 rows and a step's 32 columns; column-major from k = 4, with at least a warp's 64
+// rows and a step's 16 columns. With fewer, its blocks and steps are mostly empty; with fewer
+// vectors, column-major with an odd m, its realigned loads cost more than it saves.
+bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+// Where the staged kernel measured faster than the other two on the H100 (bf16; the three side by
+// side at each k in slides/data/h100_step16_vectors_odd.csv):
+//  - one vector: with 1024 rows and columns or more (the register-blocked kernel streams a lone
+//    vector well, and wastes less on degenerate shapes);
+//  - row-major: with half a block's rows, whatever n; with fewer rows, from k = 16 with 16 rows or
+//    more, and from k = 32 with any;
+//  - column-major: with a chunk's columns and 16 rows or more, or from k = 8 with 16 columns or
+//    more.
+// Where a block's rows or a chunk's columns are mostly empty at fewer vectors, the others waste
+// less. It keeps up to 64 vectors a block, so A is read once up to k = 64.
+bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+
+// Where the staged FMA kernel measured faster than the register-blocked one on the H100 (float,
+// both at each k, slides/data/h100_step16_vectors_odd.csv), with a quarter of a block's rows or
+// more:
+//  - column-major: from k = 4, with a chunk's columns or more;
+//  - row-major: from k = 16 (its transposed tile costs more), and from k = 4 with fewer than 64
+//    columns, where the register-blocked kernel's lanes along a row are mostly idle.
+// With fewer rows, or fewer columns in column-major, its blocks and chunks are mostly empty.
+bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+
+struct Choice {
+    Kernel kernel;
+    int group;
+    std::string why;
+};
+Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major);
+
+// Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to
+// 2^-10·Σ|a·x| a row, outside the bound n·2^-23·Σ|a·x| for n < 2^13. The lab verifies every
+// result against that bound, so float stays on FP32 FMA.
+constexpr bool tensor_cores_take_float = false;
+
+// What any kernel's plan loads, for CGMA (elements): step 16's traffic_of for the register-blocked
+// kernel. Tensor cores: A once a group, X once a warp (16 rows row-major, 64 column-major); staged,
+// X once a block of kStagedRows (tensor cores) or kFmaRows (FMA) rows, and twice more where it is
+// packed first. Y: once, or once a slice (atomicAdd).
+gemv::Traffic planned_traffic(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
+
+}  // namespace several

@@ -1,0 +1,249 @@
+#include <cuda_bf16.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "gemv_tensor.cuh"
+#include "mma_bf16.cuh"
+#include "staged_copy.cuh"
+
+// The tensor cores, fed through shared memory: a block of 8 warps copies chunks of kStagedCols
+// columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
+// memory with cp.async, kStages - 1 chunks ahead of its multiplies, as a GEMM does. The copies
+// wait in shared memory, not in registers, so the warps keep few registers (the sums) however
+// many bytes are in flight; and X is loaded once a block, not once a warp. The accuracy bound is
+// the one of gemv_tensor_cores.cu: each 16-column step starts from a zero accumulator.
+namespace {
+
+using bf16 = __nv_bfloat16;
+constexpr int kThreads = several::kTensorThreads;
+constexpr int kRows = several::kStagedRows, kCols = several::kStagedCols, kStages = several::kStagedStages;
+// Lines in shared memory hold the 16-byte granules that cover them (staged_copy.cuh).
+constexpr int kPitchRow = staged::kPitch<bf16, kCols>;  // 72 elements, 9 granules
+constexpr int kPitchCol = staged::kPitch<bf16, kRows>;  // 136 elements, 17 granules
+constexpr int kPitchX = staged::kPitch<bf16, kCols>;
+template <bool row>
+__host__ __device__ constexpr int a_stage() {
+    return row ? kRows * kPitchRow : kCols * kPitchCol;
+}
+template <int T>
+__host__ __device__ constexpr int x_stage() {
+    return 8 * T * kPitchX;
+}
+template <bool row, int T>
+constexpr int shared_bytes() {
+    return kStages * (a_stage<row>() + x_stage<T>()) * int(sizeof(bf16));
+}
+
+// Xp[v][j] = X[v·n + j] for j < n, zero up to ldx columns (a multiple of 8): every vector of X
+// then starts on 16 bytes.
+__global__ void pack_x(const bf16* X, bf16* Xp, std::int64_t n, int k, std::int64_t ldx) {
+    const auto* from = reinterpret_cast<const unsigned short*>(X);
+    auto* to = reinterpret_cast<unsigned short*>(Xp);
+    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < std::int64_t(k) * ldx;
+         e += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t v = e / ldx, j = e % ldx;
+        to[e] = j < n ? from[v * n + j] : 0;
+    }
+}
+
+// BEGIN EXCERPT staged-multiply
+// The warp's 16 rows of one chunk times 8·T vectors. A line starts in its granules at an offset:
+// row-major, the lane's rows g and g + 8 start s_lo and s_hi in; column-major, its columns 2t
+// (+ 8, + 16 …) start s_lo in and 2t + 1 (…) s_hi (a column starts m mod 8 further than the one
+// before, and 8 columns come back to the same offset); its vectors g (+ 8 …) start s_x in. A
+// fragment wants two columns of a row in 32 bits: one 4-byte read where they are adjacent and
+// aligned (row-major A where n is even: `a_even`; X where the distance between its vectors is
+// even: `x_even`), else two 2-byte reads. Columns from `limit` on are past the slice: zero, in A
+// and in X.
+template <bool row, int T, bool a_even, bool x_even, bool edge>
+__device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp, int g,
+                                               int t, int s_lo, int s_hi, int s_x, int limit) {
+    const auto* a16 = reinterpret_cast<const unsigned short*>(sA);
+    const auto* x16 = reinterpret_cast<const unsigned short*>(sX);
+    const auto pair = [&](const unsigned short* p, bool aligned, int far, int c) -> std::uint32_t {
+        // elements p[0] and p[far] (columns c and c + 1), masked past `limit`
+        std::uint32_t v = aligned ? *reinterpret_cast<const std::uint32_t*>(p) : p[0] | p[far] << 16;
+        if (edge) v = c >= limit ? 0u : c + 1 >= limit ? v & 0xffffu : v;
+        return v;
+    };
+    const auto a = [&](int r, int c) -> std::uint32_t {  // A(r, c) and A(r, c + 1) of the warp's rows
+        if (row) return pair(a16 + (16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c, a_even, 1, c);
+        return pair(a16 + c * kPitchCol + s_lo + 16 * warp + r, false, kPitchCol + s_hi - s_lo, c);
+    };
+// BEGIN EXCERPT staged-step
+#pragma unroll
+    for (int step = 0; step < kCols / 16; ++step) {
+        const int c = 16 * step + 2 * t;
+        const std::uint32_t a0 = a(g, c), a1 = a(g + 8, c), a2 = a(g, c + 8), a3 = a(g + 8, c + 8);
+#pragma unroll
+        for (int q = 0; q < T; ++q) {
+            // BEGIN SOLUTION Multiply a0..a3 by tile q's X pairs (pair(), vector 8·q + g) with mma_16x8x16 into sum[q].
+            const unsigned short* x = x16 + (8 * q + g) * kPitchX + s_x + c;
+            float d[4];
+            mma_16x8x16(d, a0, a1, a2, a3, pair(x, x_even, 1, c), pair(x + 8, x_even, 1, c + 8));
+#pragma unroll
+            for (int e = 0; e < 4; ++e) sum[q][e] += d[e];
+            // END SOLUTION
+        }
+    }
+    // END EXCERPT staged-step
+}
+// END EXCERPT staged-multiply
+
+// BEGIN EXCERPT staged-kernel
+// The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
+// `per` columns (a multiple of kCols); where there are several, partial sums are added into a
+// zeroed Y. Vector v of X starts at X + v·ldx; a_even and x_even: n and ldx are even (see
+// multiply_chunk).
+template <bool row, int T, bool a_even, bool x_even>
+__global__ void __launch_bounds__(kThreads)
+    tensor_staged(const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
+                  std::int64_t per, std::int64_t row_blocks, bool atomic) {
+    extern __shared__ __align__(16) unsigned char shared[];
+    bf16* sA = reinterpret_cast<bf16*>(shared);
+    bf16* sX = sA + kStages * a_stage<row>();
+    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
+    const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
+    const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
+    const int chunks = int((j1 - j0 + kCols - 1) / kCols);
+    const auto copy = [&](int c) {  // chunk c into its slot
+        staged::copy_chunk<bf16, row, kRows, kCols, 8 * T, kThreads>(sA + c % kStages * a_stage<row>(),
+                                                                     sX + c % kStages * x_stage<T>(), A, X, m, n, k,
+                                                                     ldx, i0, j0 + std::int64_t(c) * kCols, v0);
+    };
+    // BEGIN EXCERPT staged-pipeline
+    for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
+        if (c < chunks) copy(c);
+        staged::commit_copies();
+    }
+    // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
+    // jc are multiples of 8 (row i starts i·n mod 8 in, vector v v·n mod 8; column-major A: see
+    // multiply_chunk).
+    const int n8 = int(n % 8), m8 = int(m % 8);
+    const int s_lo = row ? g * n8 % 8 : 2 * t * m8 % 8, s_hi = row ? (g + 8) * n8 % 8 : (2 * t + 1) * m8 % 8;
+    const int s_x = int(g * (ldx % 8) % 8);
+    float sum[T][4] = {};
+    for (int c = 0; c < chunks; ++c) {
+        staged::wait_copies<kStages - 2>();  // chunk c is in
+        __syncthreads();                     // for every thread, and every warp is done with chunk c - 1
+        if (c + kStages - 1 < chunks) copy(c + kStages - 1);  // into the slot of chunk c - 1
+        staged::commit_copies();
+        const std::int64_t jc = j0 + std::int64_t(c) * kCols;
+        const bf16* a = sA + c % kStages * a_stage<row>();
+        const bf16* x = sX + c % kStages * x_stage<T>();
+        if (jc + kCols <= j1)
+            multiply_chunk<row, T, a_even, x_even, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, kCols);
+        else
+            multiply_chunk<row, T, a_even, x_even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
+    }
+    // END EXCERPT staged-pipeline
+    staged::wait_copies<0>();
+    // d[0..1]: row g, vectors 2t and 2t + 1 of tile q; d[2..3]: row g + 8.
+#pragma unroll
+    for (int q = 0; q < T; ++q)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const std::int64_t i = i0 + 16 * warp + g + 8 * (e / 2);
+            const int v = v0 + 8 * q + 2 * t + e % 2;
+            if (i < m && v < k) {
+                float* y = Y + std::int64_t(v) * m + i;
+                if (atomic)
+                    atomicAdd(y, sum[q][e]);
+                else
+                    *y = sum[q][e];
+            }
+        }
+}
+// END EXCERPT staged-kernel
+
+// The kernel for a layout, T and the parities of n and ldx, its shared memory allowed once (more
+// than the default 48 KiB).
+template <bool row, int T, bool a_even, bool x_even>
+const void* prepared() {
+    static const cudaError_t allowed = cudaFuncSetAttribute(
+        tensor_staged<row, T, a_even, x_even>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
+    GEMV_CUDA_CHECK(allowed);
+    return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even>);
+}
+
+template <int T>
+const void* prepared(gemv::Layout layout) {
+    return layout == gemv::Layout::row ? prepared<true, T, false, false>() : prepared<false, T, false, false>();
+}
+
+const void* prepared_for(int group, gemv::Layout layout) {
+    return several::with_tiles(group, [&](auto tiles) { return prepared<decltype(tiles)::value>(layout); });
+}
+
+std::size_t shared_bytes_for(int group, gemv::Layout layout) {
+    return several::with_tiles(group, [&](auto tiles) -> std::size_t {
+        constexpr int T = decltype(tiles)::value;
+        return layout == gemv::Layout::row ? shared_bytes<true, T>() : shared_bytes<false, T>();
+    });
+}
+
+template <bool row, int T, bool a_even, bool x_even>
+void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
+            std::int64_t n, int k, cudaStream_t s) {
+    prepared<row, T, a_even, x_even>();
+    tensor_staged<row, T, a_even, x_even>
+        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
+            A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
+}
+
+// n even: every pair of columns aligned; n odd, X read where it lies (x_even false) or packed.
+template <bool row, int T>
+void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
+            std::int64_t n, int k, cudaStream_t s) {
+    if (n % 2 == 0)
+        launch<row, T, true, true>(p, A, X, ldx, Y, m, n, k, s);
+    else if (ldx % 2 == 0)
+        launch<row, T, false, true>(p, A, X, ldx, Y, m, n, k, s);
+    else
+        launch<row, T, false, false>(p, A, X, ldx, Y, m, n, k, s);
+}
+
+}  // namespace
+
+gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
+    gemv::Launch l;
+    l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
+    l.block = dim3(unsigned(p.threads));
+    l.dynamic_shared = shared_bytes_for(p.group, layout);
+    l.kernel = prepared_for(p.group, layout);
+    return l;
+}
+
+int tensor_staged_blocks_per_sm(int group, gemv::Layout layout) {
+    int blocks = 0;
+    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout), kThreads,
+                                                                  shared_bytes_for(group, layout)));
+    return blocks;
+}
+
+void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y,
+                        std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
+    if (p.kernel != several::Kernel::tensor_staged || p.threads != kThreads)
+        throw std::logic_error("gemv_tensor_staged needs a plan from plan_tensor_staged");
+    const bool pack = p.pack_x;  // the plan says where (plan_tensor_staged)
+    const std::int64_t ldx = pack ? several::div_up(n, 8) * 8 : n;
+    bf16* Xp = nullptr;
+    if (pack) {
+        GEMV_CUDA_CHECK(
+            cudaMallocAsync(reinterpret_cast<void**>(&Xp), std::size_t(k) * std::size_t(ldx) * sizeof(bf16), s));
+        pack_x<<<1024, 256, 0, s>>>(X, Xp, n, k, ldx);  // grid-stride
+        X = Xp;
+    }
+    if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
+    several::with_tiles(p.group, [&](auto tiles) {
+        constexpr int T = decltype(tiles)::value;
+        if (layout == gemv::Layout::row)
+            launch<true, T>(p, A, X, ldx, Y, m, n, k, s);
+        else
+            launch<false, T>(p, A, X, ldx, Y, m, n, k, s);
+    });
+    GEMV_CUDA_CHECK_LAUNCH();
+    if (pack) GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
+}

@@ -1,0 +1,105 @@
+// Step 17: every kernel that keeps 8·T vectors, and the chooser's pick, is right on the awkward
+// shapes for k = 1 … 256, both layouts: every element of Y within the bound of a float sum of the
+// stored values. The tensor cores (both kernels, bf16) where the GPU has bf16 MMA (compute
+// capability 8.0 or later); the staged FMA kernel in float.
+#include <string>
+
+#include "chooser.hpp"
+#include "gemv_tensor.cuh"
+#include "several_vectors_support.hpp"
+
+using namespace several_test;
+
+namespace {
+
+int cc_major() {
+    int id = 0, major = 0;
+    GEMV_CUDA_CHECK(cudaGetDevice(&id));
+    GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id));
+    return major;
+}
+
+}  // namespace
+
+// The cases of the kernels that keep 8·T vectors (both tensor-core kernels in bf16, the staged FMA
+// kernel in float): every awkward shape, both layouts, every k, with every group that k fills more
+// than one tile of (and 8 always): check(layout, d, k, g, problem).
+template <class T, class Check>
+void for_each_tiled_case(std::uint64_t seed, Check check) {
+    if (cc_major() < 8) {  // bf16 MMA, and the staged kernels' cp.async
+        WARN("these kernels need compute capability 8.0: nothing to check on this GPU");
+        return;
+    }
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const auto& d : shapes())
+            for (int k : vectors_for(d)) {
+                gemv::DeviceProblem<T> p(gemv::Shape{d.m, d.n, layout}, seed, k);
+                for (int g : several::kTensorGroups) {
+                    if (g > 8 && g / 2 >= k) continue;  // groups with more than one empty tile
+                    check(layout, d, k, g, p);
+                }
+            }
+}
+
+TEST_CASE("step 17: the tensor-core kernel is right for every group, shape, layout and k", "[step17][gpu]") {
+    const int sms = sm_count();
+    for_each_tiled_case<__nv_bfloat16>(31, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+        const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, g, sms);
+        require_right<__nv_bfloat16>(
+            p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+            what<__nv_bfloat16>(
+                d, layout, k,
+                "tensor cores, " + std::to_string(g) + " vectors a warp, " + std::to_string(plan.slices) + " slices"));
+    });
+}
+
+TEST_CASE("step 17: the staged tensor-core kernel is right for every group, shape, layout and k", "[step17][gpu]") {
+    const int sms = sm_count();
+    for_each_tiled_case<__nv_bfloat16>(41, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+        // The plan's slices, and many more (as on a GPU with many more SMs): both the stored and
+        // the added partial sums.
+        for (int blocks_per_sm : {tensor_staged_blocks_per_sm(g, layout), 64}) {
+            const several::Plan plan = several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
+            require_right<__nv_bfloat16>(
+                p, [&] { gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                what<__nv_bfloat16>(d, layout, k,
+                                    "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
+                                        std::to_string(plan.slices) + " slices"));
+        }
+    });
+}
+
+TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layout and k", "[step17][gpu]") {
+    const int sms = sm_count();
+    for_each_tiled_case<float>(43, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+        // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
+        // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
+        for (int blocks_per_sm : {fma_staged_blocks_per_sm(g, layout), 64})
+            for (bool pack : {false, true}) {
+                several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
+                plan.pack_x = pack;
+                require_right<float>(
+                    p, [&] { gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                    what<float>(d, layout, k,
+                                "FMA, staged, " + std::to_string(g) + " vectors a block, " +
+                                    std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "")));
+            }
+    });
+}
+
+TEMPLATE_TEST_CASE("step 17: the chooser's pick is right, run twice on the same Y", "[step17][gpu]", float,
+                   __nv_bfloat16) {
+    const int sms = sm_count(), major = cc_major();
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const gemv_test::Dims d : {gemv_test::Dims{997, 1009}, {4097, 33}, {3, 100003}})
+            for (int k : kVectors) {
+                gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
+                const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, layout, major);
+                const several::Plan plan = plan_of(c, d.m, d.n, k, layout, sms);
+                const auto run = [&] { gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); };
+                const std::string w =
+                    what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
+                require_right<TestType>(p, run, w);
+                require_right<TestType>(p, run, w + ", second run");  // zeroing Y is part of every run
+            }
+}
