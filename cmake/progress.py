@@ -118,6 +118,17 @@ def summarize(tests, cases):
     return rows, total
 
 
+def report_rows(text):
+    """The JSON array a step program printed, from the first line that opens one (a library may
+    print a notice before it); None where there is none."""
+    for line in re.finditer(r"^\[", text, re.MULTILINE):
+        try:
+            return json.JSONDecoder().raw_decode(text, line.start())[0]
+        except ValueError:
+            continue
+    return None
+
+
 def run_program(path):
     """The report rows of one run of a step program on its default problem (`--format json`), and
     '' or why there are none."""
@@ -135,10 +146,7 @@ def run_program(path):
         return None, f"{name} did not start: {e.strerror}"
     if done.returncode == 77:
         return None, f"{name} found no CUDA device"
-    try:
-        rows = json.loads(done.stdout)
-    except ValueError:
-        rows = None
+    rows = report_rows(done.stdout)
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
         last = (done.stderr.strip().splitlines() or [""])[-1]
         return None, f"{name} exited {done.returncode} without a report" + (f": {last}" if last else "")

@@ -104,7 +104,9 @@ FAKE_PROGRAM = """import json, pathlib, sys
 me = pathlib.Path(sys.argv[0])
 (me.parent / (me.name + ".ran")).write_text(" ".join(sys.argv[1:]))
 fake = json.loads((me.parent / (me.name + ".json")).read_text())
-print(json.dumps(fake["rows"]))
+if fake["code"] == 0:
+    print("a library's notice [before the report]")
+print(json.dumps(fake["rows"], indent=1))
 sys.exit(fake["code"])
 """
 
