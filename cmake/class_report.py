@@ -179,7 +179,7 @@ def draw(path, students, columns, rows, solution):
         colours.append([COLOURS["solution" if c in solution else ""] for c in columns])
         texts.append([solution.get(c, "") for c in columns])
 
-    width, height = 2.5 + 0.62 * len(columns), 2.3 + 0.3 * len(labels)
+    width, height = max(7.0, 2.5 + 0.62 * len(columns)), 2.3 + 0.3 * len(labels)
     fig, ax = plt.subplots(figsize=(width, height), dpi=150)
     ax.imshow([[to_rgb(c) for c in row] for row in colours], aspect="auto", interpolation="nearest")
     for i, row in enumerate(texts):
@@ -193,8 +193,8 @@ def draw(path, students, columns, rows, solution):
     ax.set_yticks([y - 0.5 for y in range(1, len(labels))], minor=True)
     ax.grid(which="minor", color="white", linewidth=1.5)
     ax.tick_params(which="minor", length=0)
-    ax.set_title("Class progress: each exercise's state; where a GPU exercise passes, its kernel's % of the\n"
-                 "measured bandwidth ceiling on the step's default problem", fontsize=9)
+    ax.set_title("Class progress: each exercise's state and, where a GPU exercise passes, its kernel's\n"
+                 "% of the measured bandwidth ceiling on the step's default problem", fontsize=9)
     shown = [s for s in ["passes", "not yet", "skipped", "not built", ""]
              if any(COLOURS[s] in row for row in colours[:len(rows)])]
     handles = [Patch(facecolor=COLOURS[s], edgecolor="#999999", label=MEANINGS[s]) for s in shown]
