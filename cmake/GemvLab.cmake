@@ -15,15 +15,20 @@ endif()
 
 # gemv_add_step(NUMBER 03 NAME naive [GPU] SOURCES main.cpp KERNELS gemv_naive.cu
 #               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_MPI] [NO_LADDER]
-#               [PRECISIONS bf16 fp16 fp8] [BAD_ARGS "name|message regex|--option,value" ...])
+#               [PRECISIONS bf16 fp16 fp8] [BAD_ARGS "name|message regex|--option,value" ...]
+#               [EXERCISE_ROWS "warp per row" ...])
 #
 # Builds, from steps/NN_name/, the program stepNN_name; from solutions/NN_name/ and
 # exercises/NN_name/, the kernel library of each variant in GEMV_VARIANTS; from tests/, one test
-# program per variant labelled stepNN, solution|exercise and gpu. Registers the step for the ladder.
+# program per variant labelled stepNN, solution|exercise and gpu. Registers the step for the ladder
+# and, a GPU step, for progress's figures (gemv_progress_programs).
 # PRECISIONS: those the step takes, where not float and double (the ladder runs it in the first).
 # BAD_ARGS: the step's own options out of range, each refused with exit 2 and the message.
+# EXERCISE_ROWS: the rows of the program's report (their variant, or its start) that run the
+# exercise's code, where others run borrowed kernels (cuBLAS beside it, say); default every row.
 function(gemv_add_step)
-  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME" "SOURCES;KERNELS;TESTS;LIBS;BAD_ARGS;PRECISIONS" ${ARGN})
+  cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME"
+                        "SOURCES;KERNELS;TESTS;LIBS;BAD_ARGS;PRECISIONS;EXERCISE_ROWS" ${ARGN})
   set(step "${S_NUMBER}_${S_NAME}")
   set(program "step${step}")
   if(S_GPU AND NOT GEMV_HAVE_CUDA)
@@ -80,6 +85,9 @@ function(gemv_add_step)
   add_executable(${program} ${S_SOURCES})
   target_link_libraries(${program} PRIVATE step${S_NUMBER}_${program_variant}_kernels)
   set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+  if(S_GPU)
+    gemv_progress_programs(${S_NUMBER} ${S_NAME} "${S_SOURCES}" "${S_KERNELS}" "${S_EXERCISE_ROWS}")
+  endif()
   set(labels "step${S_NUMBER}")
   if(S_GPU)
     list(APPEND labels gpu)
@@ -121,6 +129,82 @@ function(gemv_add_step)
                  "${S_NUMBER}|${S_NAME}|$<TARGET_FILE:${program}>|${precisions}")
   endif()
   set_property(GLOBAL APPEND PROPERTY GEMV_STEP_PROGRAMS ${program})
+endfunction()
+
+# progress (cmake/progress.py) measures each GPU exercise that passes its test on the step's default
+# problem, beside the solution: the solution's program is built in the exercises build where a GPU
+# was seen when it was configured (nothing could run it elsewhere). GEMV_PROGRESS_SOLUTIONS=OFF or
+# ON decides instead.
+if(NOT DEFINED GEMV_PROGRESS_SOLUTIONS)
+  execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE gemv_smi_failed OUTPUT_QUIET ERROR_QUIET)
+  set(gemv_saw_gpu OFF)
+  if(gemv_smi_failed STREQUAL "0")
+    set(gemv_saw_gpu ON)
+  endif()
+  option(GEMV_PROGRESS_SOLUTIONS "progress: build each GPU step's solution program beside the exercise's"
+         ${gemv_saw_gpu})
+endif()
+
+# gemv_progress_programs(03 naive "main.cpp" "gemv_naive.cu" "<rows>"): what progress runs for a GPU
+# step, entered in progress_programs.json (tests/ writes it): the step's program built from the
+# exercise and the solution's. The solution's, stepNN_name_solution, is built in the exercises build
+# only where solutions/ holds the solution of every file the exercise has (the students' release
+# has none): the step's sources and the solution's versions of those files, linked ahead of the
+# exercise's kernel library, so that the linker takes those files' objects from the program and the
+# rest from the library, compiled once for both.
+function(gemv_progress_programs number name sources kernels rows)
+  if(NOT "exercise" IN_LIST GEMV_VARIANTS)
+    return()
+  endif()
+  set(step "${number}_${name}")
+  set(program "step${step}")
+  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${step}")
+  # The exercise's files, and whether solutions/ has each one's answer.
+  set(answers "")
+  set(complete TRUE)
+  foreach(k IN LISTS kernels)
+    if("${step}/${k}" IN_LIST GEMV_GENERATED_EXERCISES)
+      set(marked "")
+      if(EXISTS "${solution_dir}/${k}")
+        file(STRINGS "${solution_dir}/${k}" marked REGEX "BEGIN SOLUTION")
+      endif()
+      if(NOT marked)
+        set(complete FALSE)
+      endif()
+      list(APPEND answers "${solution_dir}/${k}")
+    endif()
+  endforeach()
+  if(NOT answers)
+    return()  # nothing to fill in (step 00)
+  endif()
+  list(GET GEMV_VARIANTS 0 program_variant)
+  set(exercise_program "")
+  set(solution_program "")
+  if(NOT program_variant STREQUAL "exercise")  # the maintainer build: the program is the solution's
+    set(solution_program "$<TARGET_FILE:${program}>")
+  elseif(GEMV_PROGRESS_SOLUTIONS AND complete)
+    add_executable(${program}_solution ${sources} ${answers})
+    target_include_directories(${program}_solution BEFORE PRIVATE "${solution_dir}")
+    target_link_libraries(${program}_solution PRIVATE step${number}_exercise_kernels)
+    set_target_properties(${program}_solution PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+    set(solution_program "$<TARGET_FILE:${program}_solution>")
+  endif()
+  if(program_variant STREQUAL "exercise")
+    set(exercise_program "$<TARGET_FILE:${program}>")
+  endif()
+  set(entry "{}")
+  string(JSON entry SET "${entry}" step "\"${number}\"")
+  string(JSON entry SET "${entry}" name "\"${name}\"")
+  string(JSON entry SET "${entry}" exercise "\"${exercise_program}\"")
+  string(JSON entry SET "${entry}" solution "\"${solution_program}\"")
+  set(list "[]")
+  set(i 0)
+  foreach(row IN LISTS rows)
+    string(JSON list SET "${list}" ${i} "\"${row}\"")
+    math(EXPR i "${i} + 1")
+  endforeach()
+  string(JSON entry SET "${entry}" exercise_rows "${list}")
+  set_property(GLOBAL APPEND PROPERTY GEMV_PROGRESS_PROGRAMS "${entry}")
 endfunction()
 
 # gemv_split_case("m_zero|2|--m must be between|--m,0" name code regex args): the fields of a test
