@@ -76,7 +76,8 @@ def revision(root):
 
 
 def without_answers(text):
-    """A solution file with each region's lines replaced by its exercise's TODO line, markers kept."""
+    """A solution file with each region's lines left out, its markers kept: the generator writes the
+    same exercise from the marker's hint (a region of no lines opens with no comment to misread)."""
     out, hint = [], None
     for line in text.splitlines(keepends=True):
         begin = generate_exercises.BEGIN.match(line)
@@ -84,7 +85,7 @@ def without_answers(text):
             hint = begin
             out.append(line)
         elif hint is not None and generate_exercises.END.match(line):
-            out += [f"{hint.group(1)}// TODO: {hint.group(2) or 'your code here'}\n", line]
+            out.append(line)
             hint = None
         elif hint is None:
             out.append(line)

@@ -26,7 +26,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OPEN = re.compile(r"^<!--\s*excerpt:\s*(\S+)\s*-->\s*$")
+OPEN = re.compile(r"^<!--\s*excerpt:\s*(.+?)\s*-->\s*$")
 CLOSE = re.compile(r"^<!--\s*end excerpt\s*-->\s*$")
 FENCE = re.compile(r"^```")
 INSTRUCTOR_LINE = re.compile(r"<!--\s*instructor\s*-->\s*$")
@@ -101,11 +101,13 @@ def main():
     a = ap.parse_args()
     root = a.root.resolve()
     build = slides_build(root)
+    # In the students' copy (make_release.py marks it) the blocks are the students' edition.
+    student = (root / "RELEASE.md").is_file()
     stale, bad = [], []
     for readme in readmes(root):
         rel = readme.relative_to(root).as_posix()
         text = readme.read_text()
-        new, problems = fill(root, text, build=build)
+        new, problems = fill(root, text, student=student, build=build)
         bad += [f"{rel}:{p}" for p in problems]
         if new != text:
             stale.append(rel)
