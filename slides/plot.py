@@ -97,7 +97,9 @@ SWEEP = "*_step{step}_sweep{q}.csv"
 SPECIAL = {"00_bandwidth": ("png", "*_step00.csv"), "00_facts": ("md", "*_step00.csv"),
            # the whole climb: every step's best, per ladder problem and machine (ladder --format csv)
            "climb": ("png", "ladder/*_ladder_*.csv"), "climb_float": ("png", "ladder/*_ladder_float_*.csv"),
-           "climb_double": ("png", "ladder/*_ladder_double_*.csv")}
+           "climb_double": ("png", "ladder/*_ladder_double_*.csv"),
+           # step 17's roofline: the same runs as step 16's (its program measured every kernel)
+           "17_roofline": ("png", "*_step16_vectors.csv")}
 NAME = re.compile(r"^(\d\d)_(" + "|".join(KINDS) + r")(?:_([a-z0-9_]+))?$")
 
 
@@ -1109,11 +1111,18 @@ def formats_figure(name, files, out):
     save_figure(plt, fig, footers, out, top=0.94)
 
 
+# The kernels each deck's roofline draws: step 16 its own kernel against cuBLAS, step 17 the staged
+# and tensor-core kernels against cuBLAS: at most three kernels a panel, so six lines (a solid line for
+# the square problem, a dashed one for the odd one).
+ROOFLINE_KERNELS = {"16": ("register-blocked", "cuBLAS"),
+                    "17": ("FMA, staged", "tensor cores", "tensor cores, staged", "cuBLAS")}
+
+
 def roofline_figure(name, files, out):
     """Step 16 (MACHINE_stepNN_vectors.csv): one panel per precision and layout, GFLOP/s against the
     model's intensity (flops a byte of A once, X and Y once) for k = 1 … 256 vectors: each kernel
-    and cuBLAS, one colour a kernel, a solid line for the square problem and a dashed one for the
-    odd one (at most four kernels, so eight lines, a panel); the memory roof (the read ceiling
+    and cuBLAS (the deck's kernels, ROOFLINE_KERNELS), one colour a kernel, a solid line for the
+    square problem and a dashed one for the odd one; the memory roof (the read ceiling
     measured in the same runs × intensity), the compute roofs of FP32 FMA and of the bf16 tensor
     cores (from the device's SMs and clock), and the k from which the chooser takes the tensor
     cores. One legend, beside the panels, off the data."""
@@ -1125,12 +1134,14 @@ def roofline_figure(name, files, out):
         if got:
             footers.append(provenance(got, path))
             rows += got
+    kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
+    cublas = lambda kern: kern.startswith("cublas")
+    shown = ROOFLINE_KERNELS[name[:2]]
+    rows = [r for r in rows if ("cuBLAS" if cublas(kernel(r)) else kernel(r)) in shown]
     precisions = [p for p in ("float", "bf16") if any(r.get("precision") == p for r in rows)]
     layouts = [lay for lay in ("row", "col") if any(r.get("layout") == lay for r in rows)]
     fig, axes = plt.subplots(max(1, len(precisions)), max(1, len(layouts)), figsize=(13, 6.8), dpi=120,
                              squeeze=False)
-    kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
-    cublas = lambda kern: kern.startswith("cublas")
     colors = {"register-blocked": "#1f77b4", "FMA, staged": "#2ca02c", "tensor cores": "#d62728",
               "tensor cores, staged": "#ff7f0e", "cuBLAS": "#555555"}
     styles = ["-", "--", ":", "-."]
@@ -1676,7 +1687,7 @@ MAKERS = {"sweep": sweep_figure, "shapes": shapes_figure, "fig4": fig4_figure, "
           "occupancy": occupancy_table, "ladder": ladder_table, "vs": vs_table, "curves": curves_figure, "mesh": mesh_figure,
           "targets": targets_figure, "ranks": ranks_figure, "hybrid": hybrid_table, "gpus": gpus_table,
           "verdict": verdict_table, "experiments": experiments_figure,
-          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "formats": formats_figure, "roofline": roofline_figure, "roofverdict": roofverdict_table, "climb": climb_figure,
+          "psweep": psweep_figure, "fig4vs": fig4vs_figure, "ptable": ptable_table, "ranktable": ranktable_table, "scaling": scaling_figure, "matmul": matmul_figure, "formats": formats_figure, "roofline": roofline_figure, "17_roofline": roofline_figure, "roofverdict": roofverdict_table, "climb": climb_figure,
           "00_bandwidth": bandwidth_figure, "00_facts": facts_table, "climb_float": climb_figure,
           "climb_double": climb_figure}
 
