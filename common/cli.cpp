@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "integer.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,21 +10,35 @@
 
 namespace gemv {
 
-std::int64_t parse_int(const std::string& option, const std::string& text, std::int64_t min, std::int64_t max) {
-    if (text.empty()) throw UsageError("--" + option + " needs a value");
-    const std::size_t first = (text[0] == '-' || text[0] == '+') ? 1 : 0;
-    bool digits = text.size() > first;
-    for (std::size_t k = first; k < text.size(); ++k) digits &= text[k] >= '0' && text[k] <= '9';
-    if (!digits) throw UsageError("--" + option + " takes a whole number, not '" + text + "'");
+namespace {
+
+// An optional sign, then at least one digit.
+bool signed_digits(const std::string& text) {
+    const std::size_t first = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    return text.size() > first && text.find_first_not_of("0123456789", first) == std::string::npos;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> whole_number(const std::string& text) {
+    if (!signed_digits(text)) return std::nullopt;
     errno = 0;
     char* end = nullptr;
     const long long v = std::strtoll(text.c_str(), &end, 10);
-    if (errno == ERANGE || end != text.c_str() + text.size())
-        throw UsageError("--" + option + " takes a whole number that fits in 64 bits, not '" + text + "'");
-    if (v < min || v > max)
+    if (errno == ERANGE || end != text.c_str() + text.size()) return std::nullopt;
+    return v;
+}
+
+std::int64_t parse_int(const std::string& option, const std::string& text, std::int64_t min, std::int64_t max) {
+    if (text.empty()) throw UsageError("--" + option + " needs a value");
+    const std::optional<std::int64_t> v = whole_number(text);
+    if (!v)
+        throw UsageError("--" + option + " takes a whole number" +
+                         (signed_digits(text) ? " that fits in 64 bits" : "") + ", not '" + text + "'");
+    if (*v < min || *v > max)
         throw UsageError("--" + option + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
                          ", not " + text);
-    return v;
+    return *v;
 }
 
 std::vector<CommonOption> every_common_option() {

@@ -11,6 +11,7 @@
 
 #include "check.hpp"
 #include "errors.hpp"
+#include "integer.hpp"
 #include "result.hpp"
 #include "timing.hpp"
 
@@ -136,10 +137,5 @@ struct Launch {
 
 // Theoretical occupancy from the occupancy API, with the resource that limits it.
 OccupancyReport occupancy_of(const Launch& launch, const DeviceFacts& facts);
-
-// Ceiling division for grids.
-constexpr long long div_up(long long a, long long b) {
-    return (a + b - 1) / b;
-}
 
 }  // namespace gemv

@@ -8,7 +8,10 @@
 #include <cuda_fp8.h>
 
 #include <cstddef>
+#include <string>
+#include <utility>
 
+#include "errors.hpp"
 #include "problem.hpp"
 
 #ifdef __CUDACC__
@@ -96,22 +99,21 @@ GEMV_FORMAT_HOST_DEVICE inline __nv_fp8_e4m3 narrow<__nv_fp8_e4m3>(double v) {
     return r;
 }
 
-// Calls f(T{}) with T the type stored for precision p: the one switch from a precision to a type
-// (a program's main, for every precision it takes).
+// Calls f(T{}) with T the type stored for precision p, one of First, Rest...: the one switch from a
+// precision to a type (a program's main, for the precisions it takes); any other is refused.
+template <class First, class... Rest, class F>
+decltype(auto) with_storage_type_among(Precision p, F&& f) {
+    if (p == precision_of<First>()) return f(First{});
+    if constexpr (sizeof...(Rest) > 0)
+        return with_storage_type_among<Rest...>(p, std::forward<F>(f));
+    else
+        throw UsageError(std::string("no kernel here is built for ") + to_string(p));
+}
+
+// The same for every format the lab stores.
 template <class F>
 decltype(auto) with_storage_type(Precision p, F&& f) {
-    switch (p) {
-        case Precision::f64:
-            return f(double{});
-        case Precision::bf16:
-            return f(__nv_bfloat16{});
-        case Precision::f16:
-            return f(__half{});
-        case Precision::fp8:
-            return f(__nv_fp8_e4m3{});
-        default:
-            return f(float{});
-    }
+    return with_storage_type_among<float, double, __nv_bfloat16, __half, __nv_fp8_e4m3>(p, std::forward<F>(f));
 }
 
 }  // namespace gemv

@@ -69,11 +69,8 @@ int main(int argc, char** argv) {
                              32),
         gemv::text_option("table", "step 11's tuning table (default: this device's committed one)", "auto")};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-        return gemv::with_storage_type(o.precision, [&](auto stored) {
-            if constexpr (std::is_same_v<decltype(stored), float> || std::is_same_v<decltype(stored), double>)
-                return int(gemv::kExitUsage);  // not among this step's precisions: parse_options refused it
-            else
-                return gemv::run_device_problem_step<decltype(stored)>(o, spec, kernels<decltype(stored)>);
+        return gemv::with_storage_type_among<__nv_bfloat16, __half, __nv_fp8_e4m3>(o.precision, [&](auto stored) {
+            return gemv::run_device_problem_step<decltype(stored)>(o, spec, kernels<decltype(stored)>);
         });
     });
 }

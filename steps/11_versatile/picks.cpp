@@ -1,0 +1,65 @@
+// Step 11's picks, written down: the configuration resolve() chooses, and where it came from, at
+// every point of every committed tuning table and at the odd shapes of two seeds, for every
+// precision and layout, on each device that has tables and on two that have none (the
+// heuristic). Needs no GPU. A restructure of step 11's host code must leave this output byte for
+// byte the same (the test step11_picks_unchanged compares its SHA-256 with picks.sha256).
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <string>
+
+#include "shapes.hpp"
+#include "tuning_table.hpp"
+
+namespace {
+
+struct Device {
+    std::string name;
+    int sm_count;
+};
+
+// The tuning folder's path, which differs from clone to clone, written as <tuning>.
+std::string portable(std::string text) {
+    const std::string dir = default_tuning_dir();
+    for (std::size_t at; (at = text.find(dir)) != std::string::npos;) text.replace(at, dir.size(), "<tuning>");
+    return text;
+}
+
+}  // namespace
+
+int main() {
+    std::set<std::string> tabled;
+    for (const auto& entry : std::filesystem::directory_iterator(default_tuning_dir()))
+        if (entry.path().extension() == ".csv") tabled.insert(load_tuning_table(entry.path().string()).device);
+    std::vector<Device> devices;
+    for (const std::string& name : tabled) devices.push_back({name, 132});  // H100 SXM and H200: 132 SMs
+    devices.push_back({"a GPU without tables", 132});
+    devices.push_back({"a GPU without tables", 108});
+    std::cout << "device,sms,precision,layout,m,n,config,source\n";
+    for (gemv::Precision precision : {gemv::Precision::f32, gemv::Precision::f64, gemv::Precision::bf16,
+                                      gemv::Precision::f16, gemv::Precision::fp8}) {
+        const std::size_t elem = gemv::element_size(precision);
+        for (gemv::Layout layout : {gemv::Layout::col, gemv::Layout::row}) {
+            std::set<Shape2> shapes;
+            for (const Device& d : devices) {
+                try {
+                    const TuningTable t =
+                        load_tuning_table(default_tuning_dir() + "/" + tuning_file_name(d.name, precision, layout));
+                    for (const TunedPoint& p : t.points) shapes.insert({p.m, p.n});
+                } catch (const std::exception&) {  // no table of this device for this problem
+                }
+            }
+            for (std::uint64_t seed : {1, 2})
+                for (const Shape2& s : odd_shapes(seed, 16, elem, (std::int64_t(4096) << 20) / std::int64_t(elem)))
+                    shapes.insert(s);
+            for (const Device& d : devices)
+                for (auto [m, n] : shapes) {
+                    const Choice c = choose_config(default_table_path(d.name, precision, layout, m, n), d.name,
+                                                   d.sm_count, layout, precision, m, n);
+                    std::cout << d.name << "," << d.sm_count << "," << gemv::to_string(precision) << ","
+                              << gemv::to_string(layout) << "," << m << "," << n << ",\"" << describe(c.config)
+                              << "\",\"" << portable(c.source) << "\"\n";
+                }
+        }
+    }
+}
