@@ -37,7 +37,7 @@ def table(root, step_dir):
     here = step_dir.relative_to(root)
     name, number = step_dir.name, step_dir.name[:2]
     rows = []
-    exercises = sorted(p for p in (root / "exercises" / name).glob("*")
+    exercises = sorted(p for p in (root / "exercises" / name).rglob("*")
                        if p.is_file() and p.read_text().startswith(GENERATED))
     if exercises:
         files = ", ".join(link(p.relative_to(root).as_posix(), here) for p in exercises)

@@ -65,14 +65,14 @@ TEMPLATE_TEST_CASE("step 15: step 11's versatile kernel is right in every family
             const auto configs = gemv_test::families(layout, d.m, d.n, sizeof(TestType));
             const bool big = d.m * d.n > 100000;
             for (std::size_t k = 0; k < configs.size(); ++k) {
-                if (big && k % 5 && k + 1 != configs.size() && configs[k].loads != Loads::tiles) continue;
-                const VersatileGemv<TestType> gemv(configs[k], layout, d.m, d.n);
+                if (big && k % 5 && k + 1 != configs.size() && configs[k].loads != gemv::Loads::tiles) continue;
+                const gemv::VersatileGemv<TestType> gemv(configs[k], layout, d.m, d.n);
                 const std::string w =
                     what<TestType>(d, layout) + ", " + describe(configs[k]) + "; " + describe(gemv.plan());
                 require_right<TestType>(
                     p, d.m, [&] { gemv(p.A(), p.x(), p.y(), 0); }, w);
-                if (configs[k].combine == Combine::atomic_last ||
-                    configs[k].combine == Combine::last_block)  // the workspace is back at zero
+                if (configs[k].combine == gemv::Combine::atomic_last ||
+                    configs[k].combine == gemv::Combine::last_block)  // the workspace is back at zero
                     require_right<TestType>(
                         p, d.m, [&] { gemv(p.A(), p.x(), p.y(), 0); }, w + ", second run");
             }

@@ -6,14 +6,13 @@
 #include <stdexcept>
 
 #include "errors.hpp"
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+#include "shape_rules.hpp"
+
+namespace gemv {
 
 namespace {
-
-std::int64_t div_up(std::int64_t a, std::int64_t b) {
-    return (a + b - 1) / b;
-}
 
 // The workspace of atomic_last and last_block: the partial sums (atomic_last: m running sums;
 // last_block: one row of m a block along the row), then one arrival counter per row block, 16-byte
@@ -23,8 +22,8 @@ std::size_t partial_bytes(const VersatilePlan& p, std::size_t elem) {
     return (std::size_t(rows * p.m) * elem + 15) / 16 * 16;
 }
 
-Family family_of(const VersatileConfig& c, gemv::Layout layout, std::int64_t n) {
-    const bool col = layout == gemv::Layout::col;
+Family family_of(const VersatileConfig& c, Layout layout, std::int64_t n) {
+    const bool col = layout == Layout::col;
     if (c.loads == Loads::flat) return col ? Family::col_flat : Family::row_flat;
     if (c.loads == Loads::tiles) return col ? Family::col_tiles : Family::row_tiles;
     if (short_rows(c, layout, n)) return col ? Family::col_short : Family::row_short;
@@ -57,7 +56,7 @@ const void* kernel_of(const VersatilePlan& p) {
 
 // What the plan loads and stores, in elements: A once; x as each family loads it; y as each way
 // of combining touches it.
-gemv::Traffic traffic_of(const VersatilePlan& p) {
+Traffic traffic_of(const VersatilePlan& p) {
     const VersatileConfig& c = p.config;
     const double m = double(p.m), n = double(p.n), mn = m * n, blocks = double(c.blocks_per_row);
     double a = mn, x = mn;  // A once; x loaded beside each element of A
@@ -123,23 +122,23 @@ const char* to_string(Family f) {
 }
 
 std::string describe(const VersatilePlan& p) {
-    return std::string(to_string(p.family)) + " kernel, " + gemv::layout_word(p.layout);
+    return std::string(to_string(p.family)) + " kernel, " + layout_word(p.layout);
 }
 
 template <class T>
-VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n) {
-    using Acc = gemv::accumulator_t<T>;  // what sums are kept in: shared memory and the workspace
+VersatilePlan plan_versatile(const VersatileConfig& c, Layout layout, std::int64_t m, std::int64_t n) {
+    using Acc = accumulator_t<T>;  // what sums are kept in: shared memory and the workspace
     VersatilePlan p;
     p.layout = kernel_layout(layout, m, n);
     const std::string why = versatile_invalid(c, p.layout, m, n, sizeof(T));
     if (!why.empty())
-        throw gemv::UsageError("step 11 cannot run " + describe(c) + " on " + std::to_string(m) + " x " +
-                               std::to_string(n) + " " + gemv::layout_word(p.layout) + ": " + why);
+        throw UsageError("step 11 cannot run " + describe(c) + " on " + std::to_string(m) + " x " + std::to_string(n) +
+                         " " + layout_word(p.layout) + ": " + why);
     if (c.combine == Combine::cluster) {
         int device = 0, major = 0;
         GEMV_CUDA_CHECK(cudaGetDevice(&device));
         GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        if (major < 9) throw gemv::UsageError("thread-block clusters need compute capability 9.0 or newer");
+        if (major < 9) throw UsageError("thread-block clusters need compute capability 9.0 or newer");
     }
     p.config = c;
     p.m = m;
@@ -149,7 +148,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
     const int lanes = c.block / c.threads_per_row;  // threads down a column, or rows a block
     const unsigned blocks = static_cast<unsigned>(row_blocks(c, p.layout, m, n));
     const bool cluster = c.combine == Combine::cluster;
-    gemv::Launch& l = p.launch;
+    Launch& l = p.launch;
     l.block = dim3(c.block);
     l.kernel = kernel_of<T>(p);
     if (!l.kernel) throw std::logic_error("step 11 has no instance of " + describe(c) + " (versatile_kernels.cuh)");
@@ -189,7 +188,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std:
 }
 
 template <class T>
-VersatileGemv<T>::VersatileGemv(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n)
+VersatileGemv<T>::VersatileGemv(const VersatileConfig& c, Layout layout, std::int64_t m, std::int64_t n)
     : plan_(plan_versatile<T>(c, layout, m, n)) {
     // A launch gets 48 KiB of shared memory, static and dynamic together, unless its kernel is
     // allowed more: the fold buffer alone may take 48 KiB (versatile_invalid's limit) beside the
@@ -198,18 +197,18 @@ VersatileGemv<T>::VersatileGemv(const VersatileConfig& c, gemv::Layout layout, s
         GEMV_CUDA_CHECK(cudaFuncSetAttribute(plan_.launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(kFlatTileBytes)));
     if (plan_.workspace_bytes) {
-        workspace_ = std::make_shared<gemv::DeviceArray<unsigned char>>(plan_.workspace_bytes);
+        workspace_ = std::make_shared<DeviceArray<unsigned char>>(plan_.workspace_bytes);
         GEMV_CUDA_CHECK(cudaMemset(workspace_->data(), 0, plan_.workspace_bytes));
     }
 }
 
 template <class T>
-void VersatileGemv<T>::operator()(const T* A, const T* x, gemv::accumulator_t<T>* y, cudaStream_t stream) const {
-    using Acc = gemv::accumulator_t<T>;
+void VersatileGemv<T>::operator()(const T* A, const T* x, accumulator_t<T>* y, cudaStream_t stream) const {
+    using Acc = accumulator_t<T>;
     const VersatilePlan& p = plan_;
     for (const void* ptr : {static_cast<const void*>(A), static_cast<const void*>(x), static_cast<const void*>(y)})
         if (reinterpret_cast<std::uintptr_t>(ptr) % 16)
-            throw gemv::UsageError("step 11 reads A, x and y with 16-byte loads: they must be 16-byte aligned");
+            throw UsageError("step 11 reads A, x and y with 16-byte loads: they must be 16-byte aligned");
     if (p.zero_y_first) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(p.m) * sizeof(Acc), stream));
     GemvArgs<T> args{A, x, y, p.m, p.n, p.config.threads_per_row, p.cols_per_block, p.config.combine, nullptr, nullptr};
     if (workspace_) {
@@ -234,13 +233,10 @@ void VersatileGemv<T>::operator()(const T* A, const T* x, gemv::accumulator_t<T>
     GEMV_CUDA_CHECK(cudaLaunchKernelExC(&config, p.launch.kernel, kernel_args));
 }
 
-template VersatilePlan plan_versatile<float>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
-template VersatilePlan plan_versatile<double>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
-template VersatilePlan plan_versatile<__nv_bfloat16>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
-template VersatilePlan plan_versatile<__half>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
-template VersatilePlan plan_versatile<__nv_fp8_e4m3>(const VersatileConfig&, gemv::Layout, std::int64_t, std::int64_t);
-template class VersatileGemv<float>;
-template class VersatileGemv<double>;
-template class VersatileGemv<__nv_bfloat16>;
-template class VersatileGemv<__half>;
-template class VersatileGemv<__nv_fp8_e4m3>;
+#define INSTANCE(T)                                                                                       \
+    template VersatilePlan plan_versatile<T>(const VersatileConfig&, Layout, std::int64_t, std::int64_t); \
+    template class VersatileGemv<T>;
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

@@ -1,7 +1,9 @@
 // Step 11: Sørensen's versatile kernel, with the parameters a Hopper GPU needs. A configuration
-// (versatile_config.hpp) is turned once, on the host, into a plan: which kernel family runs, on
-// which grid, how the blocks that share a row add up, what it loads and stores. The plan is what
-// is launched, counted and reported. The kernels are one file per family:
+// (config.hpp; chosen for a problem by resolve.hpp) is turned once, on the host, into a plan:
+// which kernel family runs, on which grid, how the blocks that share a row add up, what it loads
+// and stores. The plan is what is launched, counted and reported. The kernels are one file per
+// family in kernels/ (versatile_kernels.cuh lists the formats they are compiled for, and counts
+// them):
 //   col_kernel.cu       column-major, row groups in place (05, 08, 09 and 10 as special cases)
 //   col_short_kernel.cu column-major rows of a few columns, several row groups a thread
 //   col_flat_kernel.cu  column-major with few rows, A read as one flat array
@@ -16,9 +18,12 @@
 #include <memory>
 #include <string>
 
+#include "config.hpp"
 #include "device.hpp"
+#include "problem.hpp"
 #include "storage.hpp"
-#include "versatile_config.hpp"
+
+namespace gemv {
 
 enum class Family { col, col_short, col_flat, col_tiles, row, row_short, row_flat, row_tiles };
 const char* to_string(Family f);
@@ -27,21 +32,21 @@ const char* to_string(Family f);
 // One configuration on one m×n problem, worked out once on the host.
 struct VersatilePlan {
     VersatileConfig config;
-    gemv::Layout layout = gemv::Layout::col;  // the layout the kernels read A in (kernel_layout)
+    Layout layout = Layout::col;  // the layout the kernels read A in (kernel_layout)
     std::int64_t m = 0, n = 0;
     Family family = Family::col;
-    gemv::Launch launch;              // grid, block, dynamic shared memory and the kernel itself
+    Launch launch;                    // grid, block, dynamic shared memory and the kernel itself
     std::int64_t cols_per_block = 0;  // one block's slice of a row: a multiple of the vector
     bool zero_y_first = false;        // atomic: a memset of y before the kernel
     std::size_t workspace_bytes = 0;  // atomic_last, last_block: the partial sums and the arrival counters
-    gemv::Traffic traffic;            // what the kernel loads and stores, in elements, for the CGMA
+    Traffic traffic;                  // what the kernel loads and stores, in elements, for the CGMA
 };
 // END EXCERPT plan
 
 // The plan of a configuration for A m×n in `layout`; UsageError naming the reason when the
 // configuration cannot run there.
 template <class T>
-VersatilePlan plan_versatile(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
+VersatilePlan plan_versatile(const VersatileConfig& c, Layout layout, std::int64_t m, std::int64_t n);
 
 // "col kernel, read as row-major (the same bytes)": what runs, for the report.
 std::string describe(const VersatilePlan& p);
@@ -53,14 +58,16 @@ std::string describe(const VersatilePlan& p);
 template <class T>
 class VersatileGemv {
 public:
-    VersatileGemv(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
+    VersatileGemv(const VersatileConfig& c, Layout layout, std::int64_t m, std::int64_t n);
     // A, x and y 16-byte aligned (as cudaMalloc returns them): UsageError otherwise. Realigned
     // loads read the whole 16 bytes that hold A's last element: A's allocation must reach their
-    // end (gemv::DeviceArray's do).
-    void operator()(const T* A, const T* x, gemv::accumulator_t<T>* y, cudaStream_t stream) const;
+    // end (DeviceArray's do).
+    void operator()(const T* A, const T* x, accumulator_t<T>* y, cudaStream_t stream) const;
     const VersatilePlan& plan() const { return plan_; }
 
 private:
     VersatilePlan plan_;
-    std::shared_ptr<gemv::DeviceArray<unsigned char>> workspace_;
+    std::shared_ptr<DeviceArray<unsigned char>> workspace_;
 };
+
+}  // namespace gemv

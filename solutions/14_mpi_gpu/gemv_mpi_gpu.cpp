@@ -11,7 +11,7 @@
 #include "errors.hpp"
 #include "gemv_cublas.hpp"
 #include "gemv_versatile.cuh"
-#include "tuning_table.hpp"
+#include "resolve.hpp"
 #include "verify.hpp"
 
 // Open MPI declares MPIX_Query_cuda_support, and defines MPIX_CUDA_AWARE_SUPPORT, in its
@@ -270,11 +270,9 @@ LocalProduct make_local_product(LocalKernel k, GpuRank<T>& d, const gemv::Device
     }
     // This rank's block is a rows x n problem of its own: step 11 picks its configuration for
     // that shape from this GPU's tuning table.
-    std::string path = table;
-    if (path.empty() || path == "auto") path = default_table_path(facts.name, gemv::precision_of<T>(), layout, rows, n);
-    const Choice choice = choose_config(path, facts.name, facts.sm_count, layout, gemv::precision_of<T>(), rows, n);
-    const VersatileGemv<T> gemv(choice.config, layout, rows, n);
-    p.name += choice.source.rfind("tuned", 0) == 0 ? " (tuned)" : " (heuristic)";
+    const gemv::Resolved choice = gemv::resolve(table, facts, gemv::precision_of<T>(), layout, rows, n);
+    const gemv::VersatileGemv<T> gemv(choice.config, layout, rows, n);
+    p.name += std::string(" (") + to_string(choice.how) + ")";
     p.launch = gemv.plan().launch;
     p.traffic = gemv.plan().traffic;
     p.note = describe(choice.config) + " (" + choice.source + ")";

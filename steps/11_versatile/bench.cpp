@@ -13,6 +13,7 @@
 #include "cli.hpp"
 #include "gemv_cublas.hpp"
 #include "gemv_cublas_ex.hpp"
+#include "resolve.hpp"
 #include "search.cuh"
 #include "shapes.hpp"
 #include "tuning_table.hpp"
@@ -45,25 +46,19 @@ struct Bench {
     // Within --max-mib and 2^29 a side; m <= max_elems / n, since m·n of shapes typed on the command line
     // can pass 2^63.
     bool fits(std::int64_t m, std::int64_t n) const { return m <= max_dim && n <= max_dim && m <= max_elems / n; }
-    std::string table_for(gemv::Layout layout, std::int64_t m, std::int64_t n) const {
-        const std::string dir = o.text("table-dir");
-        if (dir == "auto") return default_table_path(f.name, gemv::precision_of<T>(), layout, m, n);
-        return dir + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), kernel_layout(layout, m, n));
-    }
     void measure(gemv::DeviceProblem<T>& p, const std::string& suite, gemv::Layout layout, std::int64_t m,
                  std::int64_t n, bool search = false) {
         if (!fits(m, n)) return;
         p.use(m, n, layout);
-        const Choice c =
-            choose_config(table_for(layout, m, n), f.name, f.sm_count, layout, gemv::precision_of<T>(), m, n);
+        const gemv::Resolved c = gemv::resolve(o.text("table-dir"), f, gemv::precision_of<T>(), layout, m, n);
         Row r{suite, layout, m, n, describe(c.config), "", c.source};
-        const VersatileGemv<T> gemv(c.config, layout, m, n);
+        const gemv::VersatileGemv<T> gemv(c.config, layout, m, n);
         r.plan = describe(gemv.plan());
         r.t11 = p.verified_median_ms(
             f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, o.reps, "step 11 (" + r.config + ")");
         r.tcublas = cublas_ms(p, layout, m, n);
         if (search) {
-            std::map<Loads, Candidate> by_loads;
+            std::map<gemv::Loads, Candidate> by_loads;
             const Candidate best = search_best(p, f, layout, m, n, o.reps, &by_loads);
             r.tbest = best.ms;
             r.best_config = describe(best.config);
@@ -93,6 +88,28 @@ struct Bench {
     }
 };
 
+// Sørensen's mesh as the tuning table holds it (each point once per vector class).
+template <class T>
+void run_mesh(Bench<T>& b, gemv::DeviceProblem<T>& p, gemv::Layout layout) {
+    try {
+        const gemv::TuningTable t = gemv::load_tuning_table(
+            gemv::table_path(b.o.text("table-dir"), b.f.name, gemv::precision_of<T>(), layout, 2, 2));
+        std::vector<std::int64_t> axis;
+        std::int64_t largest = 0;
+        for (const gemv::TunedPoint& q : t.points) {
+            axis.push_back(layout == gemv::Layout::col ? q.n : q.m);
+            largest = std::max(largest, q.m * q.n);
+        }
+        std::sort(axis.begin(), axis.end());
+        axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
+        for (std::int64_t m : axis)
+            for (std::int64_t n : axis)
+                if (m * n <= largest) b.measure(p, "mesh", layout, m, n);
+    } catch (const std::exception& e) {
+        std::cerr << "mesh suite: " << e.what() << "\n";
+    }
+}
+
 template <class T>
 void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite, gemv::Layout layout) {
     const gemv::Options& o = b.o;
@@ -101,23 +118,7 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
         for (auto [lm, ln] : {std::pair<int, int>{26, 2}, {24, 4}, {20, 8}, {14, 14}, {8, 20}, {4, 24}, {2, 26}})
             b.measure(p, suite, layout, std::int64_t(1) << lm, std::int64_t(1) << ln);
     } else if (suite == "mesh") {
-        // Sørensen's mesh as the tuning table holds it (each point once per vector class).
-        try {
-            const TuningTable t = load_tuning_table(b.table_for(layout, 2, 2));
-            std::vector<std::int64_t> axis;
-            std::int64_t largest = 0;
-            for (const TunedPoint& q : t.points) {
-                axis.push_back(layout == gemv::Layout::col ? q.n : q.m);
-                largest = std::max(largest, q.m * q.n);
-            }
-            std::sort(axis.begin(), axis.end());
-            axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
-            for (std::int64_t m : axis)
-                for (std::int64_t n : axis)
-                    if (m * n <= largest) b.measure(p, suite, layout, m, n);
-        } catch (const std::exception& e) {
-            std::cerr << "mesh suite: " << e.what() << "\n";
-        }
+        run_mesh(b, p, layout);
     } else if (suite == "curves") {
         // Sørensen's figure 4: footprints from 4 KiB up, three shapes at each.
         for (double mib = 1.0 / 256; mib * (1 << 20) <= double(b.max_elems) * sizeof(T); mib *= 2) {

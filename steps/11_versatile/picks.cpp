@@ -8,19 +8,15 @@
 #include <set>
 #include <string>
 
+#include "resolve.hpp"
 #include "shapes.hpp"
 #include "tuning_table.hpp"
 
 namespace {
 
-struct Device {
-    std::string name;
-    int sm_count;
-};
-
 // The tuning folder's path, which differs from clone to clone, written as <tuning>.
 std::string portable(std::string text) {
-    const std::string dir = default_tuning_dir();
+    const std::string dir = gemv::default_tuning_dir();
     for (std::size_t at; (at = text.find(dir)) != std::string::npos;) text.replace(at, dir.size(), "<tuning>");
     return text;
 }
@@ -29,33 +25,38 @@ std::string portable(std::string text) {
 
 int main() {
     std::set<std::string> tabled;
-    for (const auto& entry : std::filesystem::directory_iterator(default_tuning_dir()))
-        if (entry.path().extension() == ".csv") tabled.insert(load_tuning_table(entry.path().string()).device);
-    std::vector<Device> devices;
-    for (const std::string& name : tabled) devices.push_back({name, 132});  // H100 SXM and H200: 132 SMs
-    devices.push_back({"a GPU without tables", 132});
-    devices.push_back({"a GPU without tables", 108});
+    for (const auto& entry : std::filesystem::directory_iterator(gemv::default_tuning_dir()))
+        if (entry.path().extension() == ".csv") tabled.insert(gemv::load_tuning_table(entry.path().string()).device);
+    const auto device = [](const std::string& name, int sm_count) {
+        gemv::DeviceFacts f;
+        f.name = name;
+        f.sm_count = sm_count;
+        return f;
+    };
+    std::vector<gemv::DeviceFacts> devices;
+    for (const std::string& name : tabled) devices.push_back(device(name, 132));  // H100 SXM and H200: 132 SMs
+    devices.push_back(device("a GPU without tables", 132));
+    devices.push_back(device("a GPU without tables", 108));
     std::cout << "device,sms,precision,layout,m,n,config,source\n";
     for (gemv::Precision precision : {gemv::Precision::f32, gemv::Precision::f64, gemv::Precision::bf16,
                                       gemv::Precision::f16, gemv::Precision::fp8}) {
         const std::size_t elem = gemv::element_size(precision);
         for (gemv::Layout layout : {gemv::Layout::col, gemv::Layout::row}) {
             std::set<Shape2> shapes;
-            for (const Device& d : devices) {
+            for (const gemv::DeviceFacts& d : devices) {
                 try {
-                    const TuningTable t =
-                        load_tuning_table(default_tuning_dir() + "/" + tuning_file_name(d.name, precision, layout));
-                    for (const TunedPoint& p : t.points) shapes.insert({p.m, p.n});
+                    const gemv::TuningTable t = gemv::load_tuning_table(
+                        gemv::default_tuning_dir() + "/" + gemv::tuning_file_name(d.name, precision, layout));
+                    for (const gemv::TunedPoint& p : t.points) shapes.insert({p.m, p.n});
                 } catch (const std::exception&) {  // no table of this device for this problem
                 }
             }
             for (std::uint64_t seed : {1, 2})
                 for (const Shape2& s : odd_shapes(seed, 16, elem, (std::int64_t(4096) << 20) / std::int64_t(elem)))
                     shapes.insert(s);
-            for (const Device& d : devices)
+            for (const gemv::DeviceFacts& d : devices)
                 for (auto [m, n] : shapes) {
-                    const Choice c = choose_config(default_table_path(d.name, precision, layout, m, n), d.name,
-                                                   d.sm_count, layout, precision, m, n);
+                    const gemv::Resolved c = gemv::resolve("auto", d, precision, layout, m, n);
                     std::cout << d.name << "," << d.sm_count << "," << gemv::to_string(precision) << ","
                               << gemv::to_string(layout) << "," << m << "," << n << ",\"" << describe(c.config)
                               << "\",\"" << portable(c.source) << "\"\n";

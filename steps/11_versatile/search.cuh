@@ -1,5 +1,5 @@
-// What step 11's tuner and benchmark share: the candidate configurations at one shape, and the
-// verified, cold-L2 timing of one configuration or the search for the fastest.
+// What step 11's tuner and benchmark share: the verified, cold-L2 timing of one configuration, and
+// the search for the fastest of the candidates at one shape (gemv::candidate_configs).
 #pragma once
 
 #include <cstdint>
@@ -10,19 +10,14 @@
 #include "gemv_versatile.cuh"
 
 struct Candidate {
-    VersatileConfig config;
+    gemv::VersatileConfig config;
     double ms = 0;  // median, cold L2
 };
-
-// Every candidate the tuner tries at m×n (layout: the layout the kernels read it in), pruned by
-// versatile_invalid.
-std::vector<VersatileConfig> candidate_configs(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
-                                               int sm_count);
 
 // The median time of one configuration on the problem's current shape, verified first.
 template <class T>
 double time_config(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
-                   std::int64_t n, const VersatileConfig& c, int reps, bool verify = true);
+                   std::int64_t n, const gemv::VersatileConfig& c, int reps, bool verify = true);
 
 // Verifies each candidate once, times it (one cold run first; a candidate 1.15 times slower than
 // the best so far stops there), and returns the fastest. Throws if any candidate is wrong. With
@@ -30,4 +25,4 @@ double time_config(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::
 // a way of loading whose every candidate stopped there is missing).
 template <class T>
 Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gemv::Layout layout, std::int64_t m,
-                      std::int64_t n, int reps, std::map<Loads, Candidate>* by_loads = nullptr);
+                      std::int64_t n, int reps, std::map<gemv::Loads, Candidate>* by_loads = nullptr);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
+
+#include "integer.hpp"
 
 namespace {
 
@@ -21,19 +24,11 @@ std::string parse_shapes(const std::string& text, std::vector<Shape2>* out) {
         const std::size_t end = std::min(text.find(',', at), text.size());
         const std::string one = text.substr(at, end - at);
         const std::size_t x = one.find('x');
-        std::int64_t m = 0, n = 0;
-        std::size_t used_m = 0, used_n = 0;
-        try {
-            if (x != std::string::npos) {
-                m = std::stoll(one.substr(0, x), &used_m);
-                n = std::stoll(one.substr(x + 1), &used_n);
-            }
-        } catch (const std::exception&) {
-            used_m = 0;
-        }
-        if (x == std::string::npos || used_m != x || used_n != one.size() - x - 1 || m < 1 || n < 1)
-            return "takes shapes as MxN,MxN,... with positive M and N, not '" + one + "'";
-        if (out) out->push_back({m, n});
+        const std::optional<std::int64_t> m = gemv::whole_number(one.substr(0, x)),
+                                          n = x == std::string::npos ? std::nullopt
+                                                                     : gemv::whole_number(one.substr(x + 1));
+        if (!m || !n || *m < 1 || *n < 1) return "takes shapes as MxN,MxN,... with positive M and N, not '" + one + "'";
+        if (out) out->push_back({*m, *n});
         at = end + 1;
     }
     return "";

@@ -9,52 +9,30 @@
 #include <map>
 
 #include "cli.hpp"
+#include "mesh.hpp"
 #include "search.cuh"
+#include "shape_rules.hpp"
 #include "tuning_table.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Shape2 = std::pair<std::int64_t, std::int64_t>;
-
-// The mesh: every point once per vector class (float: 16-, 8- and 4-byte loads; double: 16 and
-// 8), moved to the nearest dimension of that class, that fits in max_elems; then its degenerate
-// edges, m or n of 1, 2 and 3 against every value of the axis (the dimension of 1 to 3 stays as it is).
-std::vector<Shape2> mesh_points(gemv::Layout layout, const std::vector<std::int64_t>& axis, std::int64_t max_elems,
-                                std::size_t elem) {
-    std::vector<Shape2> points;
-    const auto add = [&](Shape2 p) {
-        if (p.first * p.second <= max_elems && p.first <= axis.back() && p.second <= axis.back() &&
-            std::find(points.begin(), points.end(), p) == points.end())
-            points.push_back(p);
-    };
-    const bool col = layout == gemv::Layout::col;
-    for (std::int64_t m : axis)
-        for (std::int64_t n : axis)
-            for (int v = widest_vector_of(elem); v >= 1; v /= 2) add(in_vector_class(layout, m, n, v, elem));
-    for (std::int64_t d : {1, 2, 3})
-        for (std::int64_t a : axis)
-            for (int v = widest_vector_of(elem); v >= 1; v /= 2) {
-                add(col ? Shape2{d, a} : in_vector_class(layout, d, a, v, elem));  // loads along m (n) stay d long
-                add(col ? in_vector_class(layout, a, d, v, elem) : Shape2{a, d});
-            }
-    return points;
-}
+using gemv::MeshPoint;
 
 // An interrupted run resumes: every finished point is a line of `<table>.partial`, in the table's
 // own columns.
-std::map<Shape2, TunedPoint> resume(const std::string& partial, gemv::Layout layout, std::size_t elem) {
-    std::map<Shape2, TunedPoint> done;
+std::map<MeshPoint, gemv::TunedPoint> resume(const std::string& partial, gemv::Layout layout, std::size_t elem) {
+    std::map<MeshPoint, gemv::TunedPoint> done;
     std::ifstream in(partial);
     std::string line;
     if (!std::getline(in, line)) return done;
-    if (line != point_header()) {
+    if (line != gemv::point_header()) {
         std::cerr << "ignoring " << partial << ": written with other columns\n";
         return done;
     }
     while (std::getline(in, line)) {
         try {
-            const TunedPoint p = parse_point(line, layout, elem);
+            const gemv::TunedPoint p = gemv::parse_point(line, layout, elem);
             done[{p.m, p.n}] = p;
         } catch (const std::exception& e) {
             std::cerr << "ignoring a line of " << partial << ": " << e.what() << "\n";
@@ -69,23 +47,24 @@ int tune(const gemv::Options& o) {
     const gemv::Layout layout = o.shape.layout;
     const std::int64_t budget = std::min<std::int64_t>(o.integer("max-mib") << 20, std::int64_t(f.free_bytes / 3));
     const std::int64_t max_elems = budget / std::int64_t(sizeof(T));
-    const std::vector<std::int64_t> axis = mesh_axis(int(o.integer("points")), max_elems / 10);
+    const std::vector<std::int64_t> axis = gemv::mesh_axis(int(o.integer("points")), max_elems / 10);
     std::string out = o.text("out");
-    if (out == "auto") out = default_tuning_dir() + "/" + tuning_file_name(f.name, gemv::precision_of<T>(), layout);
+    if (out == "auto")
+        out = gemv::default_tuning_dir() + "/" + gemv::tuning_file_name(f.name, gemv::precision_of<T>(), layout);
     const std::string partial = out + ".partial";
-    std::map<Shape2, TunedPoint> done = resume(partial, layout, sizeof(T));
+    std::map<MeshPoint, gemv::TunedPoint> done = resume(partial, layout, sizeof(T));
     const int resumed = static_cast<int>(done.size());
     // Points whose own layout reads as the other one (1 x n column-major) are tuned in that table.
-    std::vector<Shape2> points;
-    for (const Shape2& p : mesh_points(layout, axis, max_elems, sizeof(T)))
-        if (kernel_layout(layout, p.first, p.second) == layout) points.push_back(p);
+    std::vector<MeshPoint> points;
+    for (const MeshPoint& p : gemv::mesh_points(layout, axis, max_elems, sizeof(T)))
+        if (gemv::kernel_layout(layout, p.first, p.second) == layout) points.push_back(p);
     std::cerr << "tuning " << gemv::to_string(gemv::precision_of<T>()) << ", " << gemv::layout_word(layout) << " on "
               << f.name << ": " << points.size() << " mesh points up to " << gemv::format_bytes(double(budget))
               << (done.empty() ? "" : ", " + std::to_string(done.size()) + " resumed from " + partial) << "\n";
 
     gemv::DeviceProblem<T> p(max_elems, axis.back(), o.seed);
     std::ofstream log(partial, done.empty() ? std::ios::trunc : std::ios::app);
-    if (done.empty()) log << point_header() << std::endl;
+    if (done.empty()) log << gemv::point_header() << std::endl;
     const auto start = Clock::now();
     double work_done = 0, work_total = 0;  // elements, for the time-left estimate
     for (auto [m, n] : points) work_total += double(m) * double(n);
@@ -97,7 +76,7 @@ int tune(const gemv::Options& o) {
             const Candidate best = search_best(p, f, layout, m, n, o.reps);
             const double gbps = double(gemv::model_bytes(m, n, sizeof(T))) / (best.ms * 1e6);
             done[{m, n}] = {m, n, best.config, gbps};
-            log << point_line(done[{m, n}]) << std::endl;
+            log << gemv::point_line(done[{m, n}]) << std::endl;
         }
         work_done += double(m) * double(n);
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -109,7 +88,7 @@ int tune(const gemv::Options& o) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::cerr << "\n";
 
-    TuningTable t;
+    gemv::TuningTable t;
     t.device = f.name;
     t.precision = gemv::to_string(gemv::precision_of<T>());
     t.layout = gemv::to_string(layout);
@@ -118,7 +97,7 @@ int tune(const gemv::Options& o) {
     t.tuning_seconds = seconds;
     t.resumed_points = resumed;
     for (auto [m, n] : points) t.points.push_back(done[{m, n}]);
-    save_tuning_table(t, out);
+    gemv::save_tuning_table(t, out);
     std::remove(partial.c_str());
     std::cout << "wrote " << out << ": " << t.points.size() << " points in " << std::fixed << std::setprecision(1)
               << seconds << " s\n";

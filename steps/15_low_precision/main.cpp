@@ -10,7 +10,7 @@
 #include "gemv_low_precision.cuh"
 #include "gemv_versatile.cuh"
 #include "gpu_step.hpp"
-#include "tuning_table.hpp"
+#include "resolve.hpp"
 
 namespace {
 
@@ -36,13 +36,11 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
                        n % (16 / sizeof(T)) ? "element loads: a row is not a multiple of 16 bytes" : "16-byte loads",
                        elements_per_ns});
     }
-    std::string table = o.text("table");
-    if (table == "auto") table = default_table_path(f.name, o.precision, layout, m, n);
-    const Choice choice = choose_config(table, f.name, f.sm_count, layout, o.precision, m, n);
-    const VersatileGemv<T> versatile(choice.config, layout, m, n);
-    const VersatilePlan& plan = versatile.plan();
-    const std::string how = choice.source.rfind("tuned", 0) == 0 ? "tuned" : "heuristic";
-    out.push_back({"versatile (" + how + ")", plan.launch, plan.traffic, [=](cudaStream_t s) { versatile(A, x, y, s); },
+    const gemv::Resolved choice = gemv::resolve(o.text("table"), f, o.precision, layout, m, n);
+    const gemv::VersatileGemv<T> versatile(choice.config, layout, m, n);
+    const gemv::VersatilePlan& plan = versatile.plan();
+    out.push_back({std::string("versatile (") + to_string(choice.how) + ")", plan.launch, plan.traffic,
+                   [=](cudaStream_t s) { versatile(A, x, y, s); },
                    describe(choice.config) + " (" + choice.source + "); " + describe(plan), elements_per_ns});
     if constexpr (cublas_has_product_for<T>) {
         gemv_cublas_require_int_sizes(m, n);

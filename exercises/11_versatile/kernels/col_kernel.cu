@@ -1,4 +1,4 @@
-// Generated from solutions/11_versatile/col_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
+// Generated from solutions/11_versatile/kernels/col_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Column-major A, in place: Sørensen's versatile kernel. A block owns L·V rows, where
 // L = block / threads_per_row threads go down each column, and one slice of the columns; thread
 // (r, c) owns V consecutive rows (WORKSIZE_m) and every Tc-th column of the slice, Tc =
@@ -8,8 +8,10 @@
 // 16-byte loads whatever m is, the thread's rows moved to where its columns' alignment puts them.
 // A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
 // before it is multiplied (the identity for float and double; float for step 15's formats).
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -111,8 +113,8 @@ const void* col_kernel(int vector, int unroll, Loads loads) {
     });
 }
 
-template const void* col_kernel<float>(int, int, Loads);
-template const void* col_kernel<double>(int, int, Loads);
-template const void* col_kernel<__nv_bfloat16>(int, int, Loads);
-template const void* col_kernel<__half>(int, int, Loads);
-template const void* col_kernel<__nv_fp8_e4m3>(int, int, Loads);
+#define INSTANCE(T) template const void* col_kernel<T>(int, int, Loads);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

@@ -1,7 +1,9 @@
 // Column-major A with few rows, read flat: its columns lie back to back, so A is one array that
 // V aligned elements a load can follow whatever m is.
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -62,8 +64,8 @@ const void* col_flat_kernel(int vector, int unroll) {
     });
 }
 
-template const void* col_flat_kernel<float>(int, int);
-template const void* col_flat_kernel<double>(int, int);
-template const void* col_flat_kernel<__nv_bfloat16>(int, int);
-template const void* col_flat_kernel<__half>(int, int);
-template const void* col_flat_kernel<__nv_fp8_e4m3>(int, int);
+#define INSTANCE(T) template const void* col_flat_kernel<T>(int, int);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

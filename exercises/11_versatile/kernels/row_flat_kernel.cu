@@ -1,6 +1,9 @@
+// Generated from solutions/11_versatile/kernels/row_flat_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Row-major rows whose length is not a multiple of the vector (n = 43), read flat.
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -26,24 +29,7 @@ __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
     const std::int64_t first = begin / V * V, stride = std::int64_t(blockDim.x) * V;
     std::int64_t e = first + std::int64_t(threadIdx.x) * V;
     Acc acc = 0;
-    // BEGIN SOLUTION copy A[first, end) to tile, U aligned loads in flight; then acc = row r of the tile · x
-    for (; e + (U - 1) * stride < end; e += U * stride) {
-        T v[U][V];
-#pragma unroll
-        for (int u = 0; u < U; ++u) load_until<T, V>(a.A, e + u * stride, end, v[u]);
-#pragma unroll
-        for (int u = 0; u < U; ++u) store_vector<T, V>(tile + (e + u * stride - first), v[u]);
-    }
-    for (; e < end; e += stride) {
-        T v[V];
-        load_until<T, V>(a.A, e, end, v);
-        store_vector<T, V>(tile + (e - first), v);
-    }
-    __syncthreads();
-    const T* row = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
-    if (row0 + r < a.m)
-        for (std::int64_t j = g; j < n; j += G) acc += gemv::widen(row[j]) * gemv::widen(load_one_cached(a.x + j));
-    // END SOLUTION
+    // TODO: copy A[first, end) to tile, U aligned loads in flight; then acc = row r of the tile · x
     for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (g == 0 && row0 + r < a.m) a.y[row0 + r] = acc;
 }
@@ -58,8 +44,8 @@ const void* row_flat_kernel(int vector, int unroll) {
     });
 }
 
-template const void* row_flat_kernel<float>(int, int);
-template const void* row_flat_kernel<double>(int, int);
-template const void* row_flat_kernel<__nv_bfloat16>(int, int);
-template const void* row_flat_kernel<__half>(int, int);
-template const void* row_flat_kernel<__nv_fp8_e4m3>(int, int);
+#define INSTANCE(T) template const void* row_flat_kernel<T>(int, int);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

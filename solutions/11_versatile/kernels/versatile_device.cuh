@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "config.hpp"
 #include "realign.cuh"
 #include "shared_memory.cuh"
 #include "storage.hpp"
-#include "versatile_config.hpp"
+
+namespace gemv {
 
 // Every kernel of step 11 takes this one argument: it reads the fields its family needs. A and x
 // are stored in T; products are added up, and y stored, in Acc (T itself for float and double,
@@ -249,3 +251,5 @@ __device__ void add_block_to_y(const GemvArgs<T>& a, const Acc* block_y) {
     for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x) atomicAdd(sums + i, block_y[i]);
     if (a.combine == Combine::atomic_last) move_sums_in_last_block(a.partial, a.arrived, gridDim.x, a.y, 0, m);
 }
+
+}  // namespace gemv

@@ -1,14 +1,14 @@
 // Step 11's configuration: the parameters of Sørensen's versatile kernel and those a Hopper GPU
-// needs, with one meaning each in both layouts, and the one check of which shapes it can run.
+// needs, with one meaning each in both layouts, and its fields by name. Which shapes a
+// configuration can run, and how one is chosen for a shape, are shape_rules.hpp's.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <numeric>
 #include <string>
 #include <vector>
 
-#include "problem.hpp"
+namespace gemv {
 
 // How the blocks that share a row add up their partial sums.
 enum class Combine {
@@ -76,8 +76,9 @@ const char* to_string(Loads l);
 // The configuration's fields by name: what the tuning table's columns, the tuner's resume file
 // and step 11's command line are all made from, so that a new field is added in one place.
 struct ConfigField {
-    const char* name;  // "threads_per_row"; on the command line --threads-per-row
+    const char* name;  // "threads_per_row"
     const char* help;
+    std::string option() const;  // its command-line option, without the dashes: "threads-per-row"
     std::function<std::string(const VersatileConfig&)> get;
     // Sets the field from text; returns what is wrong with the text, or "" when it was taken.
     std::function<std::string(VersatileConfig&, const std::string&)> set;
@@ -85,62 +86,4 @@ struct ConfigField {
 const std::vector<ConfigField>& config_fields();
 std::string describe(const VersatileConfig& c);  // "block 256, vector 4, ..., loads aligned"
 
-// Why a configuration cannot run on an m×n problem, or "" when it can: the one check shared by
-// the launcher (which refuses), the tuner (which skips) and the table (which rejects an entry).
-std::string versatile_invalid(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n,
-                              std::size_t elem_size);
-
-// The widest load (elements, at most 16 bytes) that divides the dimension a layout loads along.
-int widest_vector(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size);
-inline int widest_vector_of(std::size_t elem_size) {
-    return static_cast<int>(16 / elem_size);
-}
-
-// The layout the kernels read an m×n matrix in: a 1×n column-major matrix is the same bytes as a
-// 1×n row-major one, and an m×1 row-major matrix the same as an m×1 column-major one; each is
-// read as the other layout's easy case.
-gemv::Layout kernel_layout(gemv::Layout layout, std::int64_t m, std::int64_t n);
-
-// Staggered column-major loads: the fewest threads along the columns (threads_per_row divides by
-// it) for which each thread's columns start at one place in 16 bytes, threads_per_row x m a
-// multiple of the vector: 1 where the vector divides m, the vector where m is odd.
-inline int staggered_threads_per_row(std::int64_t m, int vector) {
-    return vector / static_cast<int>(std::gcd(m, std::int64_t(vector)));
-}
-
-// Aligned, realigned or staggered: A read in place, a row group (column-major) or a row's slice at
-// a time.
-inline bool in_place(const VersatileConfig& c) {
-    return c.loads == Loads::aligned || c.loads == Loads::realigned || c.loads == Loads::staggered;
-}
-
-// Rows one block covers (column-major flat: all of them) and blocks along the rows (grid.x).
-std::int64_t rows_per_block(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
-std::int64_t row_blocks(const VersatileConfig& c, gemv::Layout layout, std::int64_t m, std::int64_t n);
-
-// Rows too short for the loads a thread should have in flight, so that each thread takes `unroll`
-// rows (row-major: one pass of its threads covers a row) or row groups (column-major: one thread
-// a row group, no more columns than `unroll`).
-bool short_rows(const VersatileConfig& c, gemv::Layout layout, std::int64_t n);
-
-// Flat column-major: the grid must be a multiple of this many blocks, so that its stride covers
-// whole columns; at most kFlatMaxRows rows (the block's row sums live in shared memory).
-std::int64_t flat_grid_unit(std::int64_t m, int block, int vector);
-constexpr std::int64_t kFlatMaxRows = 4096;
-
-// Flat row-major: the shared memory a block's rows take; at most kFlatTileBytes.
-std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem_size);
-constexpr std::int64_t kFlatTileBytes = 48 * 1024;
-
-// Column-major with several threads down a column: the shared memory a block folds its sums in
-// (rows x groups accumulators, and the cluster's row sums). A kernel launched without asking for
-// more gets at most kFlatTileBytes; fp8's 16-element loads at block 1024 would need 64 KiB.
-std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size);
-
-// Blocks the GPU holds at once at full occupancy: a grid of a whole number of these waves leaves
-// no block to run alone at the end.
-std::int64_t blocks_per_wave(int sm_count, int block);
-
-// A configuration that is valid for any shape (the fallback when there is no tuning table).
-VersatileConfig versatile_heuristic(gemv::Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
-                                    int sm_count);
+}  // namespace gemv

@@ -1,12 +1,14 @@
-// Generated from solutions/11_versatile/row_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
+// Generated from solutions/11_versatile/kernels/row_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Row-major A, in place: G = threads_per_row threads share a row (1, a warp, or the whole block)
 // and stride along it V elements at a time; with several blocks a row, each block adds up one
 // slice of the columns. L, the way of loading: aligned (V divides n), realigned (V elements of A
 // at any column, load_realigned) or staggered (A's aligned 16 bytes, x realigned to them).
 // A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
 // before it is multiplied (the identity for float and double; float for step 15's formats).
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -137,8 +139,8 @@ const void* row_kernel(int vector, int unroll, Loads loads) {
     });
 }
 
-template const void* row_kernel<float>(int, int, Loads);
-template const void* row_kernel<double>(int, int, Loads);
-template const void* row_kernel<__nv_bfloat16>(int, int, Loads);
-template const void* row_kernel<__half>(int, int, Loads);
-template const void* row_kernel<__nv_fp8_e4m3>(int, int, Loads);
+#define INSTANCE(T) template const void* row_kernel<T>(int, int, Loads);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

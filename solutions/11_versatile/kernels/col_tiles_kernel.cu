@@ -1,6 +1,8 @@
 // Column-major A with 2 or 3 rows, read in tiles of whole columns.
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -72,8 +74,8 @@ const void* col_tiles_kernel(int m, int unroll) {
     });
 }
 
-template const void* col_tiles_kernel<float>(int, int);
-template const void* col_tiles_kernel<double>(int, int);
-template const void* col_tiles_kernel<__nv_bfloat16>(int, int);
-template const void* col_tiles_kernel<__half>(int, int);
-template const void* col_tiles_kernel<__nv_fp8_e4m3>(int, int);
+#define INSTANCE(T) template const void* col_tiles_kernel<T>(int, int);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

@@ -1,7 +1,9 @@
 // Column-major rows of a few columns (n <= unroll), the tall shapes: a thread per row group would
 // have fewer columns than loads it should keep in flight.
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -47,8 +49,8 @@ const void* col_short_kernel(int vector, int unroll) {
     });
 }
 
-template const void* col_short_kernel<float>(int, int);
-template const void* col_short_kernel<double>(int, int);
-template const void* col_short_kernel<__nv_bfloat16>(int, int);
-template const void* col_short_kernel<__half>(int, int);
-template const void* col_short_kernel<__nv_fp8_e4m3>(int, int);
+#define INSTANCE(T) template const void* col_short_kernel<T>(int, int);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

@@ -1,6 +1,8 @@
 // Row-major A with 2 or 3 columns, read in tiles of whole rows.
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -51,8 +53,8 @@ const void* row_tiles_kernel(int n, int unroll) {
     });
 }
 
-template const void* row_tiles_kernel<float>(int, int);
-template const void* row_tiles_kernel<double>(int, int);
-template const void* row_tiles_kernel<__nv_bfloat16>(int, int);
-template const void* row_tiles_kernel<__half>(int, int);
-template const void* row_tiles_kernel<__nv_fp8_e4m3>(int, int);
+#define INSTANCE(T) template const void* row_tiles_kernel<T>(int, int);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

@@ -4,7 +4,15 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "versatile_config.hpp"
+#include "config.hpp"
+#include "storage.hpp"
+
+// The formats every kernel of step 11 is compiled for, the one list: float and double (steps 11
+// and 14) and step 15's bf16, fp16 and fp8. The kernel files, the plan and the tuner instantiate
+// for these; X is a macro taking the type.
+#define GEMV_VERSATILE_FORMATS(X) X(float) X(double) X(__nv_bfloat16) X(__half) X(__nv_fp8_e4m3)
+
+namespace gemv {
 
 // The __global__ function of each family for a vector width, an unroll and a way of loading.
 template <class T>
@@ -103,3 +111,32 @@ const void* tile_instance_for(std::int64_t elements, int unroll, Pick pick) {
     };
     return elements == 2 ? with_unroll(Const<2>{}) : elements == 3 ? with_unroll(Const<3>{}) : nullptr;
 }
+
+// How many kernels the rules above compile, counted from the same rules (the test
+// test_step11_host checks every family's instances against these):
+//   a (vector, unroll) pair: V·sizeof(T) at most 16 bytes, U 1, 2, 4, and 8, 16 for narrower loads;
+//   in place (col, row): every pair aligned, and the 16-byte ones realigned and staggered too;
+//   short and flat (col_short, row_short, col_flat, row_flat): every pair;
+//   tiles (col_tiles, row_tiles): 2 or 3 elements times U 1, 2, 4.
+template <class T>
+constexpr int vector_unroll_pairs() {
+    int pairs = 0;
+    for (int v = 1; v * sizeof(T) <= 16; v *= 2) pairs += v * sizeof(T) < 16 ? 5 : 3;
+    return pairs;
+}
+template <class T>
+constexpr int in_place_instances() {
+    return vector_unroll_pairs<T>() + 2 * 3;
+}
+constexpr int kTileInstances = 2 * 3;
+template <class T>
+constexpr int versatile_instances() {  // of one format, every family
+    return 2 * in_place_instances<T>() + 4 * vector_unroll_pairs<T>() + 2 * kTileInstances;
+}
+#define GEMV_VERSATILE_COUNT(T) +versatile_instances<T>()
+// Float 102, double 72, bf16 and fp16 132 each, fp8 162: 600 kernels, 426 of them step 15's.
+constexpr int kVersatileInstances = 0 GEMV_VERSATILE_FORMATS(GEMV_VERSATILE_COUNT);
+#undef GEMV_VERSATILE_COUNT
+static_assert(kVersatileInstances == 600, "the count in the comment above is out of date");
+
+}  // namespace gemv

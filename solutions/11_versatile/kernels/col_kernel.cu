@@ -7,8 +7,10 @@
 // 16-byte loads whatever m is, the thread's rows moved to where its columns' alignment puts them.
 // A and x are stored in T and added up in Acc: gemv::widen() turns a stored element into Acc
 // before it is multiplied (the identity for float and double; float for step 15's formats).
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -132,8 +134,8 @@ const void* col_kernel(int vector, int unroll, Loads loads) {
     });
 }
 
-template const void* col_kernel<float>(int, int, Loads);
-template const void* col_kernel<double>(int, int, Loads);
-template const void* col_kernel<__nv_bfloat16>(int, int, Loads);
-template const void* col_kernel<__half>(int, int, Loads);
-template const void* col_kernel<__nv_fp8_e4m3>(int, int, Loads);
+#define INSTANCE(T) template const void* col_kernel<T>(int, int, Loads);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

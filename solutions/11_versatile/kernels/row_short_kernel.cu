@@ -1,6 +1,8 @@
 // Row-major rows short enough for one pass of their G <= 32 threads (G·V >= n), the tall shapes.
-#include "versatile_device.cuh"
-#include "versatile_kernels.cuh"
+#include "kernels/versatile_device.cuh"
+#include "kernels/versatile_kernels.cuh"
+
+namespace gemv {
 
 namespace {
 
@@ -46,8 +48,8 @@ const void* row_short_kernel(int vector, int unroll) {
     });
 }
 
-template const void* row_short_kernel<float>(int, int);
-template const void* row_short_kernel<double>(int, int);
-template const void* row_short_kernel<__nv_bfloat16>(int, int);
-template const void* row_short_kernel<__half>(int, int);
-template const void* row_short_kernel<__nv_fp8_e4m3>(int, int);
+#define INSTANCE(T) template const void* row_short_kernel<T>(int, int);
+GEMV_VERSATILE_FORMATS(INSTANCE)
+#undef INSTANCE
+
+}  // namespace gemv

@@ -1,0 +1,128 @@
+// A tuned configuration fitted to a shape it was not tuned at: the table holds the fastest
+// configuration at each mesh point, and a shape between the points runs its nearest point's
+// configuration with the grid and the threads moved to the new shape.
+#include <algorithm>
+#include <cmath>
+
+#include "integer.hpp"
+#include "shape_rules.hpp"
+
+namespace gemv {
+
+namespace {
+
+// The tuned point's configuration and shape, and the shape it is fitted to.
+struct Fit {
+    const VersatileConfig& tuned;
+    std::int64_t tuned_m, tuned_n;
+    Layout layout;
+    std::int64_t m, n;
+    std::size_t elem;
+    int sm_count;
+    bool col() const { return layout == Layout::col; }
+    std::int64_t along() const { return col() ? m : n; }  // the dimension the loads run along
+    // The tuned grid held a number of waves of blocks; a shape with another number of row blocks
+    // keeps that number of whole waves, to the nearest `unit`-sized step.
+    std::int64_t units_keeping_waves(const VersatileConfig& c, std::int64_t tuned_blocks, std::int64_t unit) const {
+        const std::int64_t wave = blocks_per_wave(sm_count, c.block);
+        const double waves = double(tuned_blocks) / double(wave);
+        const double blocks = waves < 1 ? double(tuned_blocks) : double(std::llround(waves) * wave);
+        return std::max<std::int64_t>(1, std::llround(blocks / double(unit)));
+    }
+};
+
+// Tiles hold whole columns of 2 or 3 rows (whole rows of 2 or 3 columns): elsewhere the same
+// threads read flat, and the flat rules fit them to the shape.
+void fit_flat(const Fit& f, VersatileConfig& c) {
+    if (c.loads == Loads::tiles && f.along() != 2 && f.along() != 3) {
+        c.loads = Loads::flat;
+        if (!f.col()) c.threads_per_row = 1;
+    }
+    if (c.loads != Loads::flat) return;
+    const std::int64_t m = f.m, lanes_for_m = m / c.vector;
+    if (!f.col()) {
+        // Flat row-major: fewer rows a block (more threads a row) until they fit in shared memory;
+        // rows too long for that are read in place.
+        while (c.threads_per_row < 32 && flat_row_tile_bytes(c, f.n, f.elem) > kFlatTileBytes) c.threads_per_row *= 2;
+        if (flat_row_tile_bytes(c, f.n, f.elem) > kFlatTileBytes) c.loads = Loads::aligned;
+    } else if (m != f.tuned_m && m % c.vector == 0 && lanes_for_m <= c.block && power_of_two(lanes_for_m)) {
+        // A row group of m / V threads covers these rows exactly, and then it reads faster than
+        // flat: the same threads, whole waves.
+        c.loads = Loads::aligned;
+        c.threads_per_row = static_cast<int>(c.block / lanes_for_m);
+        c.blocks_per_row = std::min<std::int64_t>({f.units_keeping_waves(c, c.blocks_per_row, 1), f.n, 65535});
+    } else if (m <= kFlatMaxRows) {
+        const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);  // the grid this m needs
+        if (m != f.tuned_m) c.blocks_per_row = f.units_keeping_waves(c, c.blocks_per_row, unit) * unit;
+    } else {  // too many rows to read flat: a thread per row group
+        c.loads = Loads::aligned;
+        c.threads_per_row = 1;
+        c.blocks_per_row = 1;
+        c.combine = Combine::store;
+    }
+}
+
+// Aligned loads whose vector does not divide this shape (only for a table without its vector
+// class): a narrower vector that divides the dimension, the same bytes a row group covers per pass.
+void fit_vector(const Fit& f, VersatileConfig& c) {
+    if (c.loads != Loads::aligned || f.along() % c.vector == 0) return;
+    const int vector = widest_vector(f.layout, f.m, f.n, f.elem);
+    const std::int64_t lanes =
+        std::int64_t(f.col() ? c.block / c.threads_per_row : c.threads_per_row) * c.vector / vector;
+    const int clamped = static_cast<int>(std::clamp<std::int64_t>(lanes, 1, c.block));
+    c.threads_per_row = f.col() ? c.block / clamped : clamped;
+    c.vector = vector;
+}
+
+// In place: never more threads along a row group than it takes to cover it once (a configuration
+// tuned at n = 12 would leave three of every four threads idle at n = 4).
+void fit_threads(const Fit& f, VersatileConfig& c) {
+    if (!in_place(c)) return;
+    const std::int64_t cover = pow2_at_least((f.along() + c.vector - 1) / c.vector);
+    if (f.col()) {
+        const std::int64_t lanes = std::min<std::int64_t>(c.block / c.threads_per_row, cover);
+        c.threads_per_row = static_cast<int>(c.block / lanes);
+    } else {
+        c.threads_per_row = static_cast<int>(std::min<std::int64_t>(c.threads_per_row, cover));
+    }
+    if (c.loads == Loads::staggered && f.col() && row_blocks(f.tuned, f.layout, f.tuned_m, f.tuned_n) == 1) {
+        // Staggered blocks own one row group less than their lanes cover: where the tuned point fit
+        // one block, keep one (127 rows on a configuration tuned at 91 would leave a second block of
+        // 3 rows), with enough threads along the columns left for one start in 16 bytes.
+        const std::int64_t lanes = pow2_at_least((f.m + c.vector - 1) / c.vector + 1);
+        if (lanes > c.block / c.threads_per_row && lanes <= c.block / staggered_threads_per_row(f.m, c.vector))
+            c.threads_per_row = static_cast<int>(c.block / lanes);
+    }
+}
+
+// In place, split rows: as many waves of blocks as at the tuned point; then the combine that the
+// number of blocks a row calls for.
+void fit_split(const Fit& f, VersatileConfig& c) {
+    if (in_place(c) && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
+        const std::int64_t tuned_rows = row_blocks(f.tuned, f.layout, f.tuned_m, f.tuned_n);
+        const std::int64_t rows = row_blocks(c, f.layout, f.m, f.n);
+        if (rows != tuned_rows)
+            c.blocks_per_row =
+                std::min<std::int64_t>(f.units_keeping_waves(c, tuned_rows * c.blocks_per_row, rows), 65535);
+    }
+    if (in_place(c)) c.blocks_per_row = std::min(c.blocks_per_row, f.n);
+    if (c.blocks_per_row == 1) c.combine = Combine::store;
+    if (c.blocks_per_row > 1 && c.combine == Combine::store)
+        c.combine = in_place(c) ? Combine::last_block : Combine::atomic_last;
+}
+
+}  // namespace
+
+VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n, Layout layout,
+                             std::int64_t m, std::int64_t n, std::size_t elem, int sm_count) {
+    const Fit f{tuned, tuned_m, tuned_n, layout, m, n, elem, sm_count};
+    VersatileConfig c = tuned;
+    fit_flat(f, c);
+    fit_vector(f, c);
+    if (c.vector * elem >= 16) c.unroll = std::min(c.unroll, 4);  // 8 and 16 in flight are for narrow loads
+    fit_threads(f, c);
+    fit_split(f, c);
+    return c;
+}
+
+}  // namespace gemv

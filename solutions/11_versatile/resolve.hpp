@@ -1,0 +1,42 @@
+// The one place step 11's configuration is decided for a problem: from this device's tuning table
+// (its nearest point fitted to the shape), else the heuristic, and then any field given on the
+// command line. Steps 11, 14 and 15 and the benchmark all call resolve().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config.hpp"
+#include "device.hpp"
+#include "problem.hpp"
+
+namespace gemv {
+
+enum class ConfigSource { tuned, heuristic, given };
+const char* to_string(ConfigSource s);  // "tuned", "heuristic", "given"
+
+struct Resolved {
+    VersatileConfig config;  // never one that fails versatile_invalid unless a field was given
+    ConfigSource how = ConfigSource::heuristic;
+    std::string source;  // "tuned at 1000 x 100", "heuristic (<why>)", "given on the command line"
+};
+
+// Fields given on the command line, each with its text ("table" fields are left out by the caller).
+using ConfigOverrides = std::vector<std::pair<const ConfigField*, std::string>>;
+
+// The table file an m×n problem is looked up in: that of the layout the kernels read it in.
+// table: "auto" or "" (this device's committed table, beside the solution), a folder of tables,
+// or a table file.
+std::string table_path(const std::string& table, const std::string& device, Precision precision, Layout layout,
+                       std::int64_t m, std::int64_t n);
+
+// The configuration for an m×n problem on this device: the table's nearest point of the shape's
+// vector class, fitted to the shape; the heuristic, with a warning on stderr once per reason, when
+// there is no usable table or the fitted configuration cannot run; then the overrides, each field's
+// text checked (UsageError "--<option> <why>").
+Resolved resolve(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
+                 std::int64_t m, std::int64_t n, const ConfigOverrides& overrides = {});
+
+}  // namespace gemv

@@ -1,0 +1,338 @@
+// Step 11's host side (no GPU needed): the configuration's fields, the rules of shape, the tuning
+// table, resolve() (the nearest mesh point by shape, and a warning and the heuristic, never a crash
+// and never an invalid configuration, for a missing, corrupt or foreign file), and the number of
+// kernels compiled.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "kernels/versatile_kernels.cuh"
+#include "mesh.hpp"
+#include "resolve.hpp"
+#include "shape_rules.hpp"
+#include "support.hpp"
+#include "tuning_table.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A directory of this test's own, removed at the end: the solution's and the exercise's test
+// programs run side by side under ctest -j.
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        static int count = 0;
+        path = fs::temp_directory_path() /
+               ("gemv_test_step11_" + std::to_string(::getpid()) + "_" + std::to_string(++count));
+        fs::create_directories(path);
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+    std::string file(const std::string& name, const std::string& text = "") const {
+        const fs::path p = path / name;
+        if (!text.empty()) std::ofstream(p) << text;
+        return p.string();
+    }
+};
+
+// A table of the test device's for one precision and layout, saved as `name` in dir.
+std::string saved_table(const TempDir& dir, const std::string& name, const char* precision, const char* layout,
+                        const std::vector<gemv::TunedPoint>& points) {
+    gemv::TuningTable t;
+    t.device = "Test GPU";
+    t.precision = precision;
+    t.layout = layout;
+    t.points = points;
+    const std::string path = dir.file(name);
+    gemv::save_tuning_table(t, path);
+    return path;
+}
+
+// A GPU of this name and SM count, as resolve() sees it.
+gemv::DeviceFacts test_gpu(const std::string& name, int sm_count) {
+    gemv::DeviceFacts f;
+    f.name = name;
+    f.sm_count = sm_count;
+    return f;
+}
+
+// Tall: one thread per row group. Wide: 64 threads along the columns, rows split across blocks.
+std::vector<gemv::TunedPoint> two_points() {
+    return {{1 << 20, 16, {256, 4, 4, 1, 1}, 100}, {16, 1 << 20, {512, 4, 2, 128, 64, gemv::Combine::last_block}, 100}};
+}
+
+}  // namespace
+
+TEST_CASE("step 11: every field of the configuration reads back what it wrote, and refuses nonsense", "[step11]") {
+    gemv::VersatileConfig c{128, 2, 8, 4, 7, gemv::Combine::cluster, gemv::Loads::tiles};
+    gemv::VersatileConfig back;
+    for (const gemv::ConfigField& f : gemv::config_fields()) REQUIRE(f.set(back, f.get(c)).empty());
+    REQUIRE(describe(back) == describe(c));
+    for (const gemv::ConfigField& f : gemv::config_fields()) {
+        INFO(f.name);
+        REQUIRE_FALSE(f.set(back, "12abc").empty());
+        REQUIRE_FALSE(f.set(back, "").empty());
+    }
+}
+
+TEST_CASE("step 11: the table is chosen by shape, not by size", "[step11]") {
+    const TempDir dir;
+    const std::string path = saved_table(dir, "table.csv", "float", "col", two_points());
+    const auto tall =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::col, 1 << 21, 8);
+    REQUIRE(tall.config.threads_per_row == 1);
+    REQUIRE(tall.config.blocks_per_row == 1);
+    const auto wide =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::col, 16, 1 << 21);
+    REQUIRE(wide.config.threads_per_row == 128);
+    REQUIRE(wide.config.combine == gemv::Combine::last_block);
+    REQUIRE(wide.source.rfind("tuned at 16 x 1048576", 0) == 0);
+    // A shape shorter than the tuned row group gets fewer threads down it, none idle: 8 rows are
+    // two of 4, so 512 / 2 threads share each row.
+    const auto short_rows =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::col, 8, 1 << 20);
+    REQUIRE(short_rows.config.threads_per_row == 256);
+    // A shape whose m the tuned vector does not divide gets a narrower vector, not a failure.
+    const auto odd =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::col, 1000003, 16);
+    REQUIRE(odd.config.vector == 1);
+    REQUIRE(gemv::versatile_invalid(odd.config, gemv::Layout::col, 1000003, 16, 4).empty());
+}
+
+TEST_CASE("step 11: column-major sums folded in shared memory fit the 48 KiB a launch gets", "[step11]") {
+    // 32 threads down a column of a 1024-thread block, 16 fp8 elements a load: 32 x 32 x 16 float
+    // sums are 64 KiB, which the launch refuses; 8 bf16 elements (32 KiB) fit.
+    const gemv::VersatileConfig c = gemv::NamedConfig().block(1024).vector(16).unroll(1).threads_per_row(32);
+    REQUIRE(gemv::col_fold_bytes(c, 4) == 64 * 1024);
+    REQUIRE_FALSE(gemv::versatile_invalid(c, gemv::Layout::col, 7680, 53, 1).empty());
+    const gemv::VersatileConfig bf16 = gemv::NamedConfig().block(1024).vector(8).unroll(1).threads_per_row(32);
+    REQUIRE(gemv::versatile_invalid(bf16, gemv::Layout::col, 7680, 53, 2).empty());
+    // One thread a column slice folds nothing.
+    REQUIRE(gemv::col_fold_bytes(gemv::NamedConfig().block(1024).vector(16).threads_per_row(1), 4) == 0);
+}
+
+TEST_CASE("step 11: a table of a narrow format keeps its wider loads", "[step11]") {
+    // 8 bf16 elements are one 16-byte load: valid in a bf16 table, though 32 bytes in float.
+    const TempDir dir;
+    const std::vector<gemv::TunedPoint> points = {
+        {1 << 20, 16, gemv::NamedConfig().block(256).vector(8).unroll(4), 100}};
+    const std::string path = saved_table(dir, "bf16.csv", "bf16", "col", points);
+    REQUIRE(gemv::load_tuning_table(path).points.size() == 1);
+    const auto c =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::bf16, gemv::Layout::col, 1 << 20, 16);
+    REQUIRE(c.source.rfind("tuned at", 0) == 0);
+    REQUIRE(c.config.vector == 8);
+}
+
+TEST_CASE("step 11: a saved table loads back the same", "[step11]") {
+    const TempDir dir;
+    const std::string path = saved_table(dir, "roundtrip.csv", "float", "col", two_points());
+    const gemv::TuningTable t = gemv::load_tuning_table(path);
+    REQUIRE(t.device == "Test GPU");
+    REQUIRE(t.points.size() == 2);
+    REQUIRE(describe(t.points[1].config) == describe(two_points()[1].config));
+    REQUIRE(t.points[1].n == (1 << 20));
+}
+
+TEST_CASE("step 11: a missing, corrupt, invalid or foreign table falls back to a valid heuristic", "[step11]") {
+    const TempDir dir;
+    const std::string header = "# device: Test GPU\n# precision: double\n# layout: col\n" + gemv::point_header() + "\n";
+    const std::string corrupt = dir.file("corrupt.csv", header + "10,10,256,2,4\n");
+    const std::string invalid = dir.file("invalid.csv", header + "10,10,100,2,4,3,1,store,aligned,1\n");
+    const std::string other_columns = dir.file("old.csv", "# device: Test GPU\nm,n,block\n10,10,256\n");
+    const std::string foreign = saved_table(dir, "foreign.csv", "double", "col", two_points());
+    for (const auto& [path, device] :
+         std::vector<std::pair<std::string, std::string>>{{dir.file("missing.csv"), "Test GPU"},
+                                                          {corrupt, "Test GPU"},
+                                                          {invalid, "Test GPU"},
+                                                          {other_columns, "Test GPU"},
+                                                          {foreign, "Another GPU"}}) {
+        for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+            for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {33, 4097}, {1000000, 3}, {3, 1000000}}) {
+                const auto c = gemv::resolve(path, test_gpu(device, 132), gemv::Precision::f64, layout, m, n);
+                INFO(path << " " << m << " x " << n);
+                REQUIRE(c.source.rfind("heuristic", 0) == 0);
+                REQUIRE(gemv::versatile_invalid(c.config, gemv::kernel_layout(layout, m, n), m, n, 8).empty());
+            }
+    }
+}
+
+TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in flight where they are narrow, staggered",
+          "[step11]") {
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (std::size_t elem : {std::size_t(4), std::size_t(8)})
+            for (std::int64_t m : {1, 2, 3, 31, 33, 1025, 65537, 4000037})
+                for (std::int64_t n : {1, 2, 3, 31, 33, 1025, 65537, 4000037}) {
+                    const gemv::Layout kl = gemv::kernel_layout(layout, m, n);
+                    const gemv::VersatileConfig c = gemv::versatile_heuristic(kl, m, n, elem, 132);
+                    INFO(m << " x " << n << " " << gemv::layout_word(layout) << ", " << describe(c));
+                    REQUIRE(gemv::versatile_invalid(c, kl, m, n, elem).empty());
+                }
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::row, 1025, 65537, 4, 132).unroll == 16);  // 4-byte loads
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, 132).unroll == 8);   // 8-byte loads
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, 132).unroll == 4);   // 16-byte loads
+    // Column-major with an odd m: staggered 16-byte loads, 4 threads (float) along the columns or more.
+    const gemv::VersatileConfig odd = gemv::versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, 132);
+    REQUIRE(odd.loads == gemv::Loads::staggered);
+    REQUIRE(odd.vector == 4);
+    REQUIRE(odd.threads_per_row % 4 == 0);
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::col, 31, 1025, 4, 132).loads ==
+            gemv::Loads::aligned);  // too few rows
+}
+
+TEST_CASE("step 11: a 1 x n column-major or m x 1 row-major matrix is read as the other layout", "[step11]") {
+    REQUIRE(gemv::kernel_layout(gemv::Layout::col, 1, 1000) == gemv::Layout::row);
+    REQUIRE(gemv::kernel_layout(gemv::Layout::row, 1000, 1) == gemv::Layout::col);
+    REQUIRE(gemv::kernel_layout(gemv::Layout::col, 2, 1000) == gemv::Layout::col);
+    REQUIRE(gemv::kernel_layout(gemv::Layout::row, 1000, 2) == gemv::Layout::row);
+    REQUIRE(
+        gemv::table_path("auto", "Test GPU", gemv::Precision::f32, gemv::Layout::col, 1, 1000).find("_float_row.csv") !=
+        std::string::npos);
+}
+
+TEST_CASE("step 11: the mesh axis is logarithmic from 10 and increasing", "[step11]") {
+    const auto axis = gemv::mesh_axis(24, 100000000);
+    REQUIRE(axis.size() == 24);
+    REQUIRE(axis.front() == 10);
+    REQUIRE(axis.back() == 100000000);
+    for (std::size_t k = 1; k < axis.size(); ++k) REQUIRE(axis[k] > axis[k - 1]);
+}
+
+TEST_CASE(
+    "step 11: a flat configuration moves to a shape with a valid grid, or off flat where a row group fits "
+    "m exactly or m is too large",
+    "[step11]") {
+    const TempDir dir;
+    // 43 rows read flat on 43 * 25 blocks (block * vector = 1024, so the grid is a multiple of 43).
+    const std::string path =
+        saved_table(dir, "flat_table.csv", "float", "col",
+                    {{43, 1 << 20, {256, 4, 2, 256, 43 * 25, gemv::Combine::atomic_last, gemv::Loads::flat}, 100}});
+    REQUIRE(gemv::load_tuning_table(path).points[0].config.loads == gemv::Loads::flat);
+    for (std::int64_t m :
+         {std::int64_t(41), std::int64_t(45), std::int64_t(44), std::int64_t(64), gemv::kFlatMaxRows + 1}) {
+        INFO("m = " << m);
+        const auto c =
+            gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::col, m, 1 << 20);
+        const bool exact_row_group = m == 64;  // 16 threads of 4 rows
+        REQUIRE((c.config.loads == gemv::Loads::flat) == (m <= gemv::kFlatMaxRows && !exact_row_group));
+        if (exact_row_group) REQUIRE(c.config.threads_per_row == 256 / 16);
+        if (m == gemv::kFlatMaxRows + 1) REQUIRE(c.config.vector == 1);  // odd m, too many rows for flat: in place
+        REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::col, m, 1 << 20, 4).empty());
+        REQUIRE(c.source.rfind("tuned", 0) == 0);  // the table's choice, adapted, not the heuristic
+    }
+}
+
+TEST_CASE("step 11: a split configuration moved to another m keeps whole waves of blocks", "[step11]") {
+    const TempDir dir;
+    // 20 rows, four to a block (5 row blocks), split 1690 ways: 8450 blocks, 4.0 waves of 132 * 16.
+    const std::int64_t n = 12996488;
+    std::string path = saved_table(dir, "wave_row.csv", "double", "row",
+                                   {{20, n, {128, 2, 2, 32, 1690, gemv::Combine::last_block}, 100}});
+    const std::int64_t wave = gemv::blocks_per_wave(132, 128);
+    for (std::int64_t m : {std::int64_t(4), std::int64_t(12), std::int64_t(16), std::int64_t(20), std::int64_t(64)}) {
+        INFO("m = " << m);
+        const auto c = gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f64, gemv::Layout::row, m, n);
+        REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::row, m, n, 8).empty());
+        const std::int64_t rows = gemv::row_blocks(c.config, gemv::Layout::row, m, n);
+        const std::int64_t blocks = rows * c.config.blocks_per_row;
+        if (m == 20) {
+            REQUIRE(c.config.blocks_per_row == 1690);  // the tuned point itself runs as tuned
+        } else {
+            REQUIRE(std::llabs(blocks - 4 * wave) <= rows / 2);  // four waves, to the nearest row of blocks
+        }
+    }
+
+    // Flat: 10 rows on 4225 blocks of 256 (4 waves and one block). At 6 rows (a grid of a multiple
+    // of 3), 4 whole waves; at 4 rows, which 2 threads of 2 cover exactly, per row group on 4 waves.
+    path = saved_table(dir, "wave_col.csv", "double", "col",
+                       {{10, n, {256, 2, 2, 256, 4225, gemv::Combine::atomic_last, gemv::Loads::flat}, 100}});
+    const auto six =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f64, gemv::Layout::col, 6, n).config;
+    REQUIRE(six.loads == gemv::Loads::flat);
+    REQUIRE(six.blocks_per_row == 4 * gemv::blocks_per_wave(132, 256));
+    const auto four =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f64, gemv::Layout::col, 4, n).config;
+    REQUIRE(four.loads == gemv::Loads::aligned);
+    REQUIRE(four.threads_per_row == 256 / 2);
+    REQUIRE(four.blocks_per_row == 4 * gemv::blocks_per_wave(132, 256));
+    REQUIRE(gemv::versatile_invalid(four, gemv::Layout::col, 4, n, 8).empty());
+}
+
+TEST_CASE("step 11: a flat row-major configuration moved to longer rows shares them until they fit", "[step11]") {
+    const TempDir dir;
+    // 43 floats a row, 256 rows a block (44 KiB of shared memory).
+    const std::string path =
+        saved_table(dir, "flat_row.csv", "float", "row",
+                    {{23746040, 43, {256, 4, 4, 1, 1, gemv::Combine::store, gemv::Loads::flat}, 100}});
+    // 97 floats a row: 256 rows take 97 KiB, 128 rows 48.5 KiB, so 4 threads a row (64 rows).
+    const auto tall =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::row, 9000000, 97);
+    REQUIRE(tall.config.loads == gemv::Loads::flat);
+    REQUIRE(tall.config.threads_per_row == 4);
+    REQUIRE(gemv::versatile_invalid(tall.config, gemv::Layout::row, 9000000, 97, 4).empty());
+    // 20001 floats a row: too long for even 8 rows of a 256-thread block, so read in place.
+    const auto wide =
+        gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::row, 9000, 20001);
+    REQUIRE(wide.config.loads == gemv::Loads::aligned);
+    REQUIRE(gemv::versatile_invalid(wide.config, gemv::Layout::row, 9000, 20001, 4).empty());
+}
+
+TEST_CASE("step 11: a staggered configuration tuned in one row block stays in one where it can", "[step11]") {
+    const TempDir dir;
+    // 91 rows in one block of 32 lanes (31 row groups of 4 owned); 127 rows need 33 groups.
+    const std::int64_t n = 2625745;
+    const std::string path =
+        saved_table(dir, "staggered.csv", "float", "col",
+                    {{91, n, {512, 4, 2, 16, 1056, gemv::Combine::atomic, gemv::Loads::staggered}, 100}});
+    for (std::int64_t m : {std::int64_t(91), std::int64_t(127), std::int64_t(253), std::int64_t(1001)}) {
+        INFO("m = " << m);
+        const auto c = gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::col, m, n);
+        REQUIRE(c.source.rfind("tuned", 0) == 0);
+        REQUIRE(c.config.loads == gemv::Loads::staggered);
+        REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::col, m, n, 4).empty());
+        // One block while 4 threads along the columns leave lanes enough (512 / 4 = 128 lanes).
+        REQUIRE((gemv::row_blocks(c.config, gemv::Layout::col, m, n) == 1) == (m <= 127 * 4));
+    }
+}
+
+// Every family's instances, counted through the pointers the plan picks from, against the count
+// versatile_kernels.cuh states.
+template <class T>
+int compiled_instances() {
+    int count = 0;
+    const auto counted = [&](const void* kernel) { count += kernel != nullptr; };
+    for (int v : {1, 2, 4, 8, 16})
+        for (int u : {1, 2, 4, 8, 16}) {
+            for (gemv::Loads l : {gemv::Loads::aligned, gemv::Loads::realigned, gemv::Loads::staggered}) {
+                counted(gemv::col_kernel<T>(v, u, l));
+                counted(gemv::row_kernel<T>(v, u, l));
+            }
+            counted(gemv::col_short_kernel<T>(v, u));
+            counted(gemv::row_short_kernel<T>(v, u));
+            counted(gemv::col_flat_kernel<T>(v, u));
+            counted(gemv::row_flat_kernel<T>(v, u));
+        }
+    for (int elements : {1, 2, 3, 4})
+        for (int u : {1, 2, 4, 8}) {
+            counted(gemv::col_tiles_kernel<T>(elements, u));
+            counted(gemv::row_tiles_kernel<T>(elements, u));
+        }
+    return count;
+}
+
+TEST_CASE("step 11: the kernels compiled are the ones versatile_kernels.cuh counts", "[step11]") {
+    REQUIRE(compiled_instances<float>() == gemv::versatile_instances<float>());
+    REQUIRE(compiled_instances<double>() == gemv::versatile_instances<double>());
+    REQUIRE(compiled_instances<__nv_bfloat16>() == gemv::versatile_instances<__nv_bfloat16>());
+    REQUIRE(compiled_instances<__half>() == gemv::versatile_instances<__half>());
+    REQUIRE(compiled_instances<__nv_fp8_e4m3>() == gemv::versatile_instances<__nv_fp8_e4m3>());
+    REQUIRE(compiled_instances<float>() + compiled_instances<double>() + compiled_instances<__nv_bfloat16>() +
+                compiled_instances<__half>() + compiled_instances<__nv_fp8_e4m3>() ==
+            gemv::kVersatileInstances);
+}
