@@ -61,6 +61,14 @@ def read_rows(path):
     return rows
 
 
+def each_file(files):
+    """(rows, path) of each data file that holds rows, in order: an empty file is left out."""
+    for path in files:
+        rows = read_rows(path)
+        if rows:
+            yield rows, path
+
+
 def num(r, key):
     try:
         return float(r.get(key, "nan"))
@@ -110,10 +118,7 @@ def machine_label(rows):
 def series(files):
     """[(machine label, footer, {variant: [rows]})] per data file, rows in file order."""
     out = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         by_variant = {}
         for r in rows:
             by_variant.setdefault(r.get("variant", "?"), []).append(r)

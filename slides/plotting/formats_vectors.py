@@ -6,7 +6,8 @@ import re
 
 from quote import chosen_beside_cublas
 
-from .common import md_table, num, pct1, plain_log_axis, power_text, provenance, pyplot, read_rows, save_figure, sig
+from .common import (each_file, md_table, num, pct1, plain_log_axis, power_text, provenance, pyplot, read_rows,
+                     save_figure, sig)
 
 
 def shape_label(m, n, layout):
@@ -101,11 +102,9 @@ def roofline_figure(name, files, out):
     plt = pyplot()
     from matplotlib.lines import Line2D
     rows, footers = [], []
-    for path in files:
-        got = read_rows(path)
-        if got:
-            footers.append(provenance(got, path))
-            rows += got
+    for got, path in each_file(files):
+        footers.append(provenance(got, path))
+        rows += got
     kernel = lambda r: r.get("variant", "?").replace(" (chosen)", "").split(" op ")[0]
     cublas = lambda kern: kern.startswith("cublas")
     shown = ROOFLINE_KERNELS[name[:2]]

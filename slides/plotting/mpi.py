@@ -2,15 +2,14 @@
 (one GPU against several)."""
 import pathlib
 
-from .common import md_table, num, pct1, provenance, pyplot, read_rows, save_figure, sig
+from .common import each_file, md_table, num, pct1, provenance, pyplot, save_figure, sig
 
 
 def ranks_figure(name, files, out):
     """Step 13: time per product split into compute and communication, and speed-up, against ranks;
     a row of two panels per machine, each titled by its own data (13_ranks_h200x2: that machine only)."""
     plt = pyplot()
-    sets = [(read_rows(p), p) for p in files]
-    sets = [(rows, p) for rows, p in sets if rows]
+    sets = list(each_file(files))
     fig, axes = plt.subplots(len(sets), 2, figsize=(11, 4.6 * len(sets)), dpi=120, squeeze=False)
     footers = []
     for (left, right), (rows, path) in zip(axes, sets):
@@ -61,10 +60,7 @@ def ranktable_table(name, files, out):
     """Step 13 against ranks, per machine: each mode's total, compute and communication (ms per
     product, the slowest rank's) and its speed-up over the fewest ranks."""
     parts = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         modes = list(dict.fromkeys(r["mode"] for r in rows))
         ranks = sorted({int(num(r, "ranks")) for r in rows})
         got = {(r["mode"], int(num(r, "ranks"))): r for r in rows}
@@ -88,10 +84,7 @@ def ranktable_table(name, files, out):
 def hybrid_table(name, files, out):
     """Step 13's hybrid: one rank with threads, both modes."""
     parts = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         r0 = rows[0]
         parts.append(f"{r0['m']} x {r0['n']} {r0.get('precision', '')}, median of {r0.get('reps', '?')}; measured on "
                      f"{provenance(rows, path)}\n\n" +
@@ -109,10 +102,7 @@ def scaling_figure(name, files, out):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(12, 4.9), dpi=120)
     footers = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         footers.append(provenance(rows, path))
         keys = list(dict.fromkeys((r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", ""))
                                   for r in rows))
@@ -155,10 +145,7 @@ def scaling_figure(name, files, out):
 def gpus_table(name, files, out):
     """Step 14: per problem and kernel, 1 GPU against P GPUs: GB/s, per-GPU GB/s, communication share."""
     parts = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         keys = list(dict.fromkeys((r["m"], r["n"], r.get("precision", ""), r.get("layout", ""), r.get("kernel", ""))
                                   for r in rows))
         counts = sorted({int(num(r, "gpus")) for r in rows})

@@ -4,9 +4,9 @@ step 07's matrix multiplication."""
 import pathlib
 import re
 
-from .common import (first_row_meta, finish, footprint_text, legend_above, machine_panels, md_table, new_figure,
-                     num, occupancy_pct, pct1, plain_log_axis, power_text, provenance, pyplot, read_rows, series,
-                     sig)
+from .common import (each_file, first_row_meta, finish, footprint_text, legend_above, machine_panels, md_table,
+                     new_figure, num, occupancy_pct, pct1, plain_log_axis, power_text, provenance, pyplot, read_rows,
+                     series, sig)
 
 
 def sweep_figure(name, files, out):
@@ -166,8 +166,7 @@ FACTS = [("device", "device"), ("compute_capability", "compute capability"), ("s
 
 
 def facts_table(name, files, out):
-    data = [(read_rows(f), f) for f in files]
-    data = [(rows, f) for rows, f in data if rows]
+    data = list(each_file(files))
     head = ["fact"] + [rows[0].get("device", f.stem) for rows, f in data]
     body = [[label] + [rows[0].get(key, "-") for rows, _ in data] for key, label in FACTS[1:]]
     note = "; ".join(f"measured on {provenance(rows, f)}" for rows, f in data)
@@ -183,10 +182,7 @@ def largest_square(rows):
 def largest_square_table(files, out, caption, head, cells):
     """One table a file: its rows at the largest square, under CAPTION(first of them, all rows, path)."""
     parts = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         big = largest_square(rows)
         parts.append(caption(big[0], rows, path) + "\n\n" + md_table(head, [cells(r) for r in big]))
     pathlib.Path(out).write_text("\n\n".join(parts) + "\n")
@@ -234,10 +230,7 @@ def psweep_figure(name, files, out):
     ax.set_yscale("log")
     footers, lowest, highest = [], [], []
     markers = "v s > o D".split()
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         footers.append(provenance(rows, path))
         shapes = list(dict.fromkeys((r["m"], r["n"], r.get("precision", "")) for r in rows))
         for k, (m, n, precision) in enumerate(shapes):
@@ -280,10 +273,7 @@ def psweep_figure(name, files, out):
 def ptable_table(name, files, out):
     """The P sweep as a table: GB/s per shape and P, the best of each shape in bold."""
     parts = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         ps = sorted({threads_of(r) for r in rows})
         shapes = list(dict.fromkeys((r["m"], r["n"], r.get("precision", "")) for r in rows))
         body = []
@@ -305,10 +295,7 @@ def matmul_figure(name, files, out):
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2), dpi=120)
     footers = []
     markers = "osD^v<>p"
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         footers.append(provenance(rows, path))
         for k, variant in enumerate(dict.fromkeys(r["variant"] for r in rows)):
             got = sorted((r for r in rows if r["variant"] == variant), key=lambda r: num(r, "m"))

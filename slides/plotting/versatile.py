@@ -6,7 +6,8 @@ step11_gbps, cublas_gbps, speedup (cuBLAS time / step 11 time), step11_config, .
 import math
 import pathlib
 
-from .common import footprint_text, md_table, num, plain_log_axis, provenance, pyplot, read_rows, save_figure, sig
+from .common import (each_file, footprint_text, md_table, num, plain_log_axis, provenance, pyplot, read_rows,
+                     save_figure, sig)
 
 
 def dim_text(v):
@@ -23,10 +24,7 @@ def dim_text(v):
 def bench_sets(files):
     """[(precision, layout, rows, footer)] in file order, layouts col then row."""
     out = []
-    for path in files:
-        rows = read_rows(path)
-        if not rows:
-            continue
+    for rows, path in each_file(files):
         footer = provenance(rows, path)
         for layout in ("col", "row"):
             mine = [r for r in rows if r.get("layout") == layout]
