@@ -326,7 +326,7 @@ def made_table(name):
     spec = importlib.util.spec_from_file_location("plot", HERE / "plot.py")
     plot = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(plot)
-    plot.GIT_DATES = False  # the same text in every clone, shallow or not
+    plot.common.GIT_DATES = False  # the same text in every clone, shallow or not
     kind, _, _ = plot.resolve(name, DATA)
     if kind != "md":
         raise QuoteError(f"{name} is a figure, not a table")
