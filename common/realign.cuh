@@ -23,14 +23,4 @@ __device__ __forceinline__ uint4 shift_down_bytes(uint4 lo, uint4 hi, unsigned s
 }
 // END EXCERPT shift
 
-// The uint4 of the lane `delta` below this one in the warp (Down: above), a word at a time. Every
-// lane of the warp must take part.
-template <bool Down>
-__device__ __forceinline__ uint4 shuffle_uint4(uint4 v, unsigned delta) {
-    const auto word = [&](unsigned w) {
-        return Down ? __shfl_down_sync(0xffffffffu, w, delta) : __shfl_up_sync(0xffffffffu, w, delta);
-    };
-    return make_uint4(word(v.x), word(v.y), word(v.z), word(v.w));
-}
-
 }  // namespace gemv

@@ -178,7 +178,11 @@ __device__ __forceinline__ uint4 load_rows_realigned(const bf16* column, std::in
     const int s = int(reinterpret_cast<std::uintptr_t>(column + i) / sizeof(bf16) % 8);
     const uint4* chunk = reinterpret_cast<const uint4*>(column + i - s);
     const uint4 lo = __ldg(chunk);
-    uint4 hi = gemv::shuffle_uint4<true>(lo, 4);
+    uint4 hi;
+    hi.x = __shfl_down_sync(0xffffffffu, lo.x, 4);
+    hi.y = __shfl_down_sync(0xffffffffu, lo.y, 4);
+    hi.z = __shfl_down_sync(0xffffffffu, lo.z, 4);
+    hi.w = __shfl_down_sync(0xffffffffu, lo.w, 4);
     if (g == 7 && s) hi = __ldg(chunk + 1);
     return gemv::shift_down_bytes(lo, hi, unsigned(s) * sizeof(bf16));
 }

@@ -85,11 +85,9 @@ __device__ typename GemvArgs<T>::Acc row_part_staggered(const GemvArgs<T>& a, st
 // elements at c_begin + g·V, then G·V further on, and so on, up to c_stop, the end of the last
 // whole vector. With realigned loads (R, V not dividing n) a row starts anywhere inside 16 bytes,
 // and its last n mod V elements, past c_stop, are added one at a time.
-template <class T, int V, int U, Loads L>
-__device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
-                                              std::int64_t c_end) {
-    if constexpr (L == Loads::staggered) return row_part_staggered<T, V, U>(a, row, c_begin, c_end);
-    constexpr bool R = L == Loads::realigned;
+template <class T, int V, int U, bool R>
+__device__ typename GemvArgs<T>::Acc row_part_in_place(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
+                                                       std::int64_t c_end) {
     const int G = a.threads_per_row, g = threadIdx.x % G;
     const T* r = a.A + row * a.n;
     const std::int64_t c_stop = R ? c_end - (c_end - c_begin) % V : c_end;  // aligned: V divides n
@@ -100,6 +98,16 @@ __device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t
             for (std::int64_t k = c_stop; k < c_end; ++k)
                 acc += gemv::widen(r[k]) * gemv::widen(load_one_cached(a.x + k));
     return acc;
+}
+
+// A row's slice, read the way L says.
+template <class T, int V, int U, Loads L>
+__device__ typename GemvArgs<T>::Acc row_part(const GemvArgs<T>& a, std::int64_t row, std::int64_t c_begin,
+                                              std::int64_t c_end) {
+    if constexpr (L == Loads::staggered)
+        return row_part_staggered<T, V, U>(a, row, c_begin, c_end);
+    else
+        return row_part_in_place<T, V, U, L == Loads::realigned>(a, row, c_begin, c_end);
 }
 
 template <class T, int V, int U, Loads L>

@@ -16,8 +16,11 @@ namespace {
 // that x is loaded once, as A is. Every lane of the warp must call it.
 template <class T, int V>
 __device__ __forceinline__ void load_x_shuffled(const T* xq, int shift, int g, T (&out)[V]) {
-    const uint4 hi = __ldg(reinterpret_cast<const uint4*>(xq));
-    uint4 lo = gemv::shuffle_uint4<false>(hi, 1);
+    uint4 hi = __ldg(reinterpret_cast<const uint4*>(xq)), lo;
+    lo.x = __shfl_up_sync(0xffffffffu, hi.x, 1);
+    lo.y = __shfl_up_sync(0xffffffffu, hi.y, 1);
+    lo.z = __shfl_up_sync(0xffffffffu, hi.z, 1);
+    lo.w = __shfl_up_sync(0xffffffffu, hi.w, 1);
     if (g % 32 == 0 && shift) lo = __ldg(reinterpret_cast<const uint4*>(xq) - 1);
     const uint4 x = shift ? gemv::shift_down_bytes(lo, hi, unsigned(V - shift) * sizeof(T)) : hi;
     memcpy(out, &x, sizeof x);
