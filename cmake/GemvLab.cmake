@@ -2,33 +2,33 @@
 
 # The files of exercises/ that the generator wrote, from its manifest: only the files a student fills
 # in. Every other source and header of an exercise is the solution's own, built from solutions/.
-if("exercise" IN_LIST GEMV_VARIANTS)
-  set(manifest "${CMAKE_CURRENT_LIST_DIR}/../exercises/generated.sha256")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
-  file(STRINGS "${manifest}" lines)
-  set(GEMV_GENERATED_EXERCISES "")
-  foreach(line IN LISTS lines)
-    string(REGEX REPLACE "^[0-9a-f]+  " "" file "${line}")
-    list(APPEND GEMV_GENERATED_EXERCISES "${file}")
-  endforeach()
-endif()
+set(gemv_manifest "${CMAKE_CURRENT_LIST_DIR}/../exercises/generated.sha256")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${gemv_manifest}")
+file(STRINGS "${gemv_manifest}" gemv_manifest_lines)
+set(GEMV_GENERATED_EXERCISES "")
+foreach(line IN LISTS gemv_manifest_lines)
+  string(REGEX REPLACE "^[0-9a-f]+  " "" file "${line}")
+  list(APPEND GEMV_GENERATED_EXERCISES "${file}")
+endforeach()
 
 # gemv_add_step(NUMBER 03 NAME naive [GPU] SOURCES main.cpp KERNELS gemv_naive.cu
-#               [TESTS test_step03_naive.cpp] [LIBS ...] [NEEDS_MPI] [NO_LADDER]
+#               [TESTS test_step03_naive.cpp] [LIBS ...] [RUNS_KERNELS_OF 11 12] [NEEDS_MPI] [NO_LADDER]
 #               [PRECISIONS bf16 fp16 fp8] [BAD_ARGS "name|message regex|--option,value" ...]
 #               [EXERCISE_ROWS "warp per row" ...])
 #
 # Builds, from steps/NN_name/, the program stepNN_name; from solutions/NN_name/ and
-# exercises/NN_name/, the kernel library of each variant in GEMV_VARIANTS; from tests/, one test
-# program per variant labelled stepNN, solution|exercise and gpu. Registers the step for the ladder
-# and, a GPU step, for progress's figures (gemv_progress_programs).
+# exercises/NN_name/, the kernel library of each variant in GEMV_VARIANTS (gemv_step_kernels); from
+# tests/, one test program per variant labelled stepNN, solution|exercise and gpu. Registers the step
+# for the ladder and, a GPU step, for progress's figures (gemv_progress_programs).
+# RUNS_KERNELS_OF: earlier steps whose kernels this step runs as they are, beside its own (14 runs
+# step 11's kernel and step 12's cuBLAS call): their solution's kernels (gemv_solution_kernels).
 # PRECISIONS: those the step takes, where not float and double (the ladder runs it in the first).
 # BAD_ARGS: the step's own options out of range, each refused with exit 2 and the message.
 # EXERCISE_ROWS: the rows of the program's report (their variant, or its start) that run the
 # exercise's code, where others run borrowed kernels (cuBLAS beside it, say); default every row.
 function(gemv_add_step)
   cmake_parse_arguments(S "GPU;NEEDS_MPI;NO_LADDER" "NUMBER;NAME"
-                        "SOURCES;KERNELS;TESTS;LIBS;BAD_ARGS;PRECISIONS;EXERCISE_ROWS" ${ARGN})
+                        "SOURCES;KERNELS;TESTS;LIBS;RUNS_KERNELS_OF;BAD_ARGS;PRECISIONS;EXERCISE_ROWS" ${ARGN})
   set(step "${S_NUMBER}_${S_NAME}")
   set(program "step${step}")
   if(S_GPU AND NOT GEMV_HAVE_CUDA)
@@ -39,54 +39,20 @@ function(gemv_add_step)
     message(STATUS "step ${step}: skipped (no MPI)")
     return()
   endif()
-  set(common_lib gemv_common)
+  set(libs gemv_common)
   if(S_GPU)
-    set(common_lib gemv_common_cuda)
+    set(libs gemv_common_cuda)
   endif()
+  gemv_solution_kernels(borrowed ${S_RUNS_KERNELS_OF})
+  list(APPEND libs ${S_LIBS} ${borrowed})
+  gemv_step_kernels(${S_NUMBER} ${S_NAME} "${S_KERNELS}" "${libs}" generated)
 
-  # One kernel library per variant: the same sources from solutions/, or for the exercise the
-  # generated ones from exercises/ and the rest (headers included) from solutions/.
-  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${step}")
-  foreach(variant IN LISTS GEMV_VARIANTS)
-    set(dir "${PROJECT_SOURCE_DIR}/${variant}s/${step}")
-    set(srcs "")
-    foreach(k IN LISTS S_KERNELS)
-      if(variant STREQUAL "solution" OR NOT "${step}/${k}" IN_LIST GEMV_GENERATED_EXERCISES)
-        list(APPEND srcs "${solution_dir}/${k}")
-      elseif(EXISTS "${dir}/${k}")
-        list(APPEND srcs "${dir}/${k}")
-      else()
-        message(FATAL_ERROR "exercises/${step}/${k} is missing: python3 cmake/generate_exercises.py --step "
-                            "${S_NUMBER} writes it again")
-      endif()
-    endforeach()
-    set(lib "step${S_NUMBER}_${variant}_kernels")
-    if(srcs)
-      add_library(${lib} STATIC ${srcs})
-      target_include_directories(${lib} PUBLIC "${dir}" "${solution_dir}")
-      target_link_libraries(${lib} PUBLIC ${common_lib} ${S_LIBS})
-      if(variant STREQUAL "exercise")
-        # An untouched exercise declares what the code a student writes will use (the indices of
-        # the element a thread owns, say): warnings that those are unused would bury the real ones.
-        target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>
-                                              $<$<COMPILE_LANGUAGE:CXX>:-Wno-unused-variable>)
-      endif()
-    else()  # a step with nothing to fill in (00): the harness alone
-      add_library(${lib} INTERFACE)
-      target_link_libraries(${lib} INTERFACE ${common_lib} ${S_LIBS})
-    endif()
-  endforeach()
   list(GET GEMV_VARIANTS 0 program_variant)
-  # The solution's sources, for a later step that builds on them (14 runs 11's and 12's kernels).
-  list(TRANSFORM S_KERNELS PREPEND "${PROJECT_SOURCE_DIR}/solutions/${step}/" OUTPUT_VARIABLE solution_sources)
-  set_property(GLOBAL PROPERTY GEMV_STEP${S_NUMBER}_SOLUTION_SOURCES "${solution_sources}")
-  set_property(GLOBAL PROPERTY GEMV_STEP${S_NUMBER}_SOLUTION_LIBS ${common_lib} ${S_LIBS})
-
   add_executable(${program} ${S_SOURCES})
   target_link_libraries(${program} PRIVATE step${S_NUMBER}_${program_variant}_kernels)
   set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
   if(S_GPU)
-    gemv_progress_programs(${S_NUMBER} ${S_NAME} "${S_SOURCES}" "${S_KERNELS}" "${S_EXERCISE_ROWS}")
+    gemv_progress_programs(${S_NUMBER} ${S_NAME} "${S_SOURCES}" "${generated}" "${S_EXERCISE_ROWS}")
   endif()
   set(labels "step${S_NUMBER}")
   if(S_GPU)
@@ -131,6 +97,95 @@ function(gemv_add_step)
   set_property(GLOBAL APPEND PROPERTY GEMV_STEP_PROGRAMS ${program})
 endfunction()
 
+# gemv_step_kernels(11 versatile "<KERNELS>" "<libs>" <out_var>): the kernel libraries of a step.
+# Its KERNELS are of two kinds: the files the exercise generator writes for a student
+# (GEMV_GENERATED_EXERCISES; their names into <out_var>), and the rest, the solution's own in every
+# variant (host code, kernels with nothing to fill in). The rest compile once, into the object
+# library stepNN_shared_kernels; stepNN_<variant>_kernels holds the variant's own versions of the
+# generated files (exercises/NN_name/ or solutions/NN_name/) and those objects, and carries <libs>.
+# The solution's library is declared wherever solutions/ has the answers, even where the build's
+# variant is the exercise: there it is built only for what links it (gemv_solution_kernels,
+# gemv_progress_programs). A students' copy has no answers: no solution library.
+function(gemv_step_kernels number name kernels libs out_var)
+  set(step "${number}_${name}")
+  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${step}")
+  set(generated "")
+  set(shared "")
+  foreach(k IN LISTS kernels)
+    if("${step}/${k}" IN_LIST GEMV_GENERATED_EXERCISES)
+      list(APPEND generated "${k}")
+    else()
+      list(APPEND shared "${solution_dir}/${k}")
+    endif()
+  endforeach()
+  set(${out_var} "${generated}" PARENT_SCOPE)
+  if(shared)
+    add_library(step${number}_shared_kernels OBJECT ${shared})
+    target_include_directories(step${number}_shared_kernels PUBLIC "${solution_dir}")
+    target_link_libraries(step${number}_shared_kernels PUBLIC ${libs})
+    set(libs step${number}_shared_kernels)  # linked by a static library: its objects are archived there
+  endif()
+  set(variants ${GEMV_VARIANTS})
+  if(NOT GEMV_STUDENTS_COPY AND NOT "solution" IN_LIST variants)
+    list(APPEND variants solution)
+  endif()
+  foreach(variant IN LISTS variants)
+    set(lib "step${number}_${variant}_kernels")
+    if(NOT kernels)  # a step with nothing of its own to run (00): the harness alone
+      add_library(${lib} INTERFACE)
+      target_link_libraries(${lib} INTERFACE ${libs})
+      continue()
+    endif()
+    set(dir "${PROJECT_SOURCE_DIR}/${variant}s/${step}")
+    set(srcs "")
+    foreach(k IN LISTS generated)
+      if(variant STREQUAL "exercise" AND NOT EXISTS "${dir}/${k}")
+        message(FATAL_ERROR "exercises/${step}/${k} is missing: python3 cmake/generate_exercises.py --step "
+                            "${number} writes it again")
+      endif()
+      list(APPEND srcs "${dir}/${k}")
+    endforeach()
+    add_library(${lib} STATIC ${srcs})
+    if(NOT variant IN_LIST GEMV_VARIANTS)
+      set_target_properties(${lib} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+    endif()
+    target_include_directories(${lib} PUBLIC "${dir}" "${solution_dir}")
+    target_link_libraries(${lib} PUBLIC ${libs})
+    if(variant STREQUAL "exercise")
+      # A generated file in a subfolder sees the headers beside its solution, as the solution does.
+      foreach(k IN LISTS generated)
+        get_filename_component(sub "${k}" DIRECTORY)
+        if(sub)
+          target_include_directories(${lib} PRIVATE "${solution_dir}/${sub}")
+        endif()
+      endforeach()
+      # An untouched exercise declares what the code a student writes will use (the indices of
+      # the element a thread owns, say): warnings that those are unused would bury the real ones.
+      target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>
+                                            $<$<COMPILE_LANGUAGE:CXX>:-Wno-unused-variable>)
+    endif()
+  endforeach()
+endfunction()
+
+# gemv_solution_kernels(<out_var> 11 12): the kernel libraries of earlier steps that a later step
+# runs as they are (13 runs 01's and 02's loops, 14 and 15 step 11's kernel and step 12's cuBLAS
+# handle): their solutions' stepNN_solution_kernels, in every build of the lab; in a students' copy,
+# which has no solutions, the student's own stepNN_exercise_kernels.
+function(gemv_solution_kernels out_var)
+  set(kind solution)
+  if(GEMV_STUDENTS_COPY)
+    set(kind exercise)
+  endif()
+  set(libs "")
+  foreach(n IN LISTS ARGN)
+    if(NOT TARGET step${n}_${kind}_kernels)
+      message(FATAL_ERROR "a step runs the kernels of step ${n}, which is not built here")
+    endif()
+    list(APPEND libs step${n}_${kind}_kernels)
+  endforeach()
+  set(${out_var} ${libs} PARENT_SCOPE)
+endfunction()
+
 # progress (cmake/progress.py) measures each GPU exercise that passes its test on the step's default
 # problem, beside the solution: the solution's program is built in the exercises build where a GPU
 # was seen when it was configured (nothing could run it elsewhere). GEMV_PROGRESS_SOLUTIONS=OFF or
@@ -145,47 +200,25 @@ if(NOT DEFINED GEMV_PROGRESS_SOLUTIONS)
          ${gemv_saw_gpu})
 endif()
 
-# gemv_progress_programs(03 naive "main.cpp" "gemv_naive.cu" "<rows>"): what progress runs for a GPU
-# step, entered in progress_programs.json (tests/ writes it): the step's program built from the
-# exercise and the solution's. The solution's, stepNN_name_solution, is built in the exercises build
-# only where solutions/ holds the solution of every file the exercise has (the students' release
-# has none): the step's sources and the solution's versions of those files, linked ahead of the
-# exercise's kernel library, so that the linker takes those files' objects from the program and the
-# rest from the library, compiled once for both.
-function(gemv_progress_programs number name sources kernels rows)
-  if(NOT "exercise" IN_LIST GEMV_VARIANTS)
-    return()
+# gemv_progress_programs(03 naive "main.cpp" "<generated>" "<rows>"): what progress runs for a GPU
+# step with an exercise (<generated>: the files the generator writes), entered in
+# progress_programs.json (tests/ writes it): the step's program built from the exercise and the
+# solution's. The solution's, stepNN_name_solution, is built in the exercises build where solutions/
+# has the answers (the students' copy has none): the step's sources linked to the solution's kernel
+# library, the one a later step that runs this step's kernels links too (gemv_step_kernels).
+function(gemv_progress_programs number name sources generated rows)
+  if(NOT "exercise" IN_LIST GEMV_VARIANTS OR NOT generated)
+    return()  # no exercise here, or nothing to fill in (step 00)
   endif()
-  set(step "${number}_${name}")
-  set(program "step${step}")
-  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${step}")
-  # The exercise's files, and whether solutions/ has each one's answer.
-  set(answers "")
-  set(complete TRUE)
-  foreach(k IN LISTS kernels)
-    if("${step}/${k}" IN_LIST GEMV_GENERATED_EXERCISES)
-      set(marked "")
-      if(EXISTS "${solution_dir}/${k}")
-        file(STRINGS "${solution_dir}/${k}" marked REGEX "BEGIN SOLUTION")
-      endif()
-      if(NOT marked)
-        set(complete FALSE)
-      endif()
-      list(APPEND answers "${solution_dir}/${k}")
-    endif()
-  endforeach()
-  if(NOT answers)
-    return()  # nothing to fill in (step 00)
-  endif()
+  set(program "step${number}_${name}")
   list(GET GEMV_VARIANTS 0 program_variant)
   set(exercise_program "")
   set(solution_program "")
   if(NOT program_variant STREQUAL "exercise")  # the maintainer build: the program is the solution's
     set(solution_program "$<TARGET_FILE:${program}>")
-  elseif(GEMV_PROGRESS_SOLUTIONS AND complete)
-    add_executable(${program}_solution ${sources} ${answers})
-    target_include_directories(${program}_solution BEFORE PRIVATE "${solution_dir}")
-    target_link_libraries(${program}_solution PRIVATE step${number}_exercise_kernels)
+  elseif(GEMV_PROGRESS_SOLUTIONS AND TARGET step${number}_solution_kernels)
+    add_executable(${program}_solution ${sources})
+    target_link_libraries(${program}_solution PRIVATE step${number}_solution_kernels)
     set_target_properties(${program}_solution PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
     set(solution_program "$<TARGET_FILE:${program}_solution>")
   endif()
@@ -250,52 +283,4 @@ function(gemv_add_program_tests program labels bad_args)
   # A small default-shaped run: verifies end to end, skipped (77) without a GPU.
   add_test(NAME ${program}_run COMMAND ${program} --m 300 --n 257 --reps 2 --warmup 1)
   set_tests_properties(${program}_run PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77)
-endfunction()
-
-# gemv_borrowed_solutions(<out_var> 11 12): the target with the solutions of earlier steps that a
-# later step runs as they are (13 runs 01's and 02's loops, 14 and 15 step 11's kernel and step 12's
-# cuBLAS handle). Where
-# the solution libraries are built anyway it links them; otherwise (the exercises preset) it
-# compiles their sources once, for every step that borrows them. A students' copy has no
-# solutions: there it links the student's own exercises of those steps.
-function(gemv_borrowed_solutions out_var)
-  set(target "solutions")
-  set(have_all TRUE)
-  set(kind solution)
-  if(GEMV_STUDENTS_COPY)
-    set(target "exercises")
-    set(kind exercise)
-  endif()
-  foreach(n IN LISTS ARGN)
-    string(APPEND target "_${n}")
-    if(NOT TARGET step${n}_${kind}_kernels)
-      set(have_all FALSE)
-    endif()
-  endforeach()
-  set(${out_var} ${target} PARENT_SCOPE)
-  if(TARGET ${target})
-    return()
-  endif()
-  if(have_all)
-    add_library(${target} INTERFACE)
-    foreach(n IN LISTS ARGN)
-      target_link_libraries(${target} INTERFACE step${n}_${kind}_kernels)
-    endforeach()
-    return()
-  endif()
-  if(GEMV_STUDENTS_COPY)
-    message(FATAL_ERROR "${target}: a step runs the kernels of steps ${ARGN}, which are not built here")
-  endif()
-  add_library(${target} STATIC)
-  foreach(n IN LISTS ARGN)
-    get_property(libs GLOBAL PROPERTY GEMV_STEP${n}_SOLUTION_LIBS)
-    target_link_libraries(${target} PUBLIC ${libs})
-    get_property(sources GLOBAL PROPERTY GEMV_STEP${n}_SOLUTION_SOURCES)
-    target_sources(${target} PRIVATE ${sources})
-    foreach(src IN LISTS sources)
-      get_filename_component(dir "${src}" DIRECTORY)
-      target_include_directories(${target} PUBLIC "${dir}")
-    endforeach()
-  endforeach()
-  target_compile_definitions(${target} PRIVATE GEMV_TUNING_DIR="${PROJECT_SOURCE_DIR}/solutions/11_versatile/tuning")
 endfunction()

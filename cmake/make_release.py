@@ -21,7 +21,7 @@ file but build trees), except the maintainers' and instructors' own (LEFT_OUT), 
   decks that use them given for the exercises' build (COMMANDS);
 - RELEASE.md, saying what the copy is and the revision it was made from. The build recognises a
   students' copy by it (CMakeLists.txt): it refuses to build solutions, and a step that runs an
-  earlier step's kernels (gemv_borrowed_solutions) links the student's exercises of those steps.
+  earlier step's kernels (gemv_add_step's RUNS_KERNELS_OF) links the student's exercises of those steps.
 
 A line of an answer, for --check: the code of a line inside a BEGIN SOLUTION region of SRC's
 solutions/ (its comment and indentation stripped), of at least MIN_LINE characters and more than
@@ -57,7 +57,7 @@ README = re.compile(r"^(README\.md|steps/[^/]+/README\.md)$")
 COMMANDS = [(re.compile(r"cmake --workflow --preset ladder\b"), "cmake --build --preset exercises --target ladder_run"),
             (re.compile(r"--preset default\b"), "--preset exercises"),
             (re.compile(r"\bbuild/default/"), "build/exercises/")]
-BORROWS = re.compile(r"gemv_borrowed_solutions\(\s*\S+\s+([\d\s]+)\)")
+BORROWS = re.compile(r"\bRUNS_KERNELS_OF((?:\s+\d+)+)")  # gemv_add_step's: the earlier steps a step runs
 
 
 def tracked(root):
