@@ -7,6 +7,8 @@
 #include "report.hpp"
 #include "several_vectors.hpp"
 
+namespace several = gemv::several;
+
 using gemv::Layout;
 using gemv::Precision;
 

@@ -7,6 +7,8 @@
 #include "cli.hpp"
 #include "report.hpp"
 
+namespace several = gemv::several;
+
 using gemv::Layout;
 using gemv::Precision;
 
@@ -77,7 +79,7 @@ TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[st
     REQUIRE_FALSE(several::plan_tensor_staged(33, 4194301, 64, Layout::col, 64, 132, 2).pack_x);
     const several::Plan packed = several::plan_tensor_staged(12345, 43483, 64, Layout::col, 64, 132, 2);
     REQUIRE(several::planned_traffic(packed, 12345, 43483, 64, Layout::col).x_elems ==
-            (several::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
+            (gemv::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
 }
 
 TEST_CASE("step 17: float takes the staged FMA kernel where it pays, the register-blocked one elsewhere", "[step17]") {
@@ -111,7 +113,7 @@ TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4
     const several::Plan packed = several::plan_fma_staged(12345, 43483, 64, Layout::row, 64, 132, 2);
     REQUIRE(packed.pack_x);
     REQUIRE(several::planned_traffic(packed, 12345, 43483, 64, Layout::row).x_elems ==
-            (several::div_up(12345, several::kFmaRows) + 2) * 43483.0 * 64);
+            (gemv::div_up(12345, several::kFmaRows) + 2) * 43483.0 * 64);
 }
 
 TEST_CASE("step 17: few rows are sliced along the columns", "[step17]") {

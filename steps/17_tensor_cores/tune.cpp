@@ -16,6 +16,8 @@
 #include "gemv_tensor.cuh"
 #include "gpu_step.hpp"
 
+namespace several = gemv::several;
+
 namespace {
 
 std::vector<int> parse_ks(const std::string& text) {
@@ -48,11 +50,11 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         if (g > 8 && g / 2 >= k) continue;
         if (std::is_same_v<T, float>) {
             plans.push_back(
-                several::plan_fma_staged(m, n, k, layout, g, facts.sm_count, fma_staged_blocks_per_sm(g, layout)));
+                several::plan_fma_staged(m, n, k, layout, g, facts.sm_count, several::fma_staged_blocks_per_sm(g, layout)));
         } else {
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
             plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
-                                                        tensor_staged_blocks_per_sm(g, layout)));
+                                                        several::tensor_staged_blocks_per_sm(g, layout)));
         }
     }
     return plans;
@@ -67,7 +69,7 @@ bool time_plans(const gemv::Options& o, const gemv::DeviceFacts& facts, gemv::De
     const gemv::Layout layout = o.shape.layout;
     for (const several::Plan& p : plans) {
         const auto run = [&](cudaStream_t s) {
-            gemv_planned<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
+            several::gemv_planned<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
         };
         if (o.verify) {
             problem.poison();
