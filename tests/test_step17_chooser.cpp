@@ -166,3 +166,13 @@ TEST_CASE("step 17: the chooser takes tensor cores for bf16 where they pay, FP32
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 17) == 32);
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 256) == 64);
 }
+
+TEST_CASE("step 17: a group no tensor-core or staged kernel was compiled for is refused", "[step17]") {
+    const auto tiles_of = [](int group) {
+        return several::with_compiled(several::TensorGroups{}, "vectors a warp or block", group,
+                                      [](auto g) { return decltype(g)::value / 8; });
+    };
+    REQUIRE(tiles_of(8) == 1);
+    REQUIRE(tiles_of(64) == 8);
+    for (int g : {1, 4, 12, 128}) REQUIRE_THROWS_AS(tiles_of(g), gemv::UsageError);
+}

@@ -98,7 +98,9 @@ TEMPLATE_TEST_CASE("step 17: the chooser's pick is right, run twice on the same 
                 gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
                 const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, layout, major);
                 const several::Plan plan = several::plan_of(c, d.m, d.n, k, layout, sms);
-                const auto run = [&] { several::gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); };
+                const auto run = [&] {
+                    several::gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
+                };
                 const std::string w =
                     what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
                 require_right<TestType>(p, run, w);

@@ -19,8 +19,8 @@ const void* kernel_for(gemv::Layout layout) {
 }
 
 template <class T, int G>
-void launch(const Plan& p, gemv::Layout layout, const T* A, const T* X, float* Y, std::int64_t m, std::int64_t n,
-            int k, cudaStream_t s) {
+void launch(const Plan& p, gemv::Layout layout, const T* A, const T* X, float* Y, std::int64_t m, std::int64_t n, int k,
+            cudaStream_t s) {
     const dim3 grid(unsigned(p.blocks), unsigned(p.slices), unsigned(p.groups));
     if (layout == gemv::Layout::col)
         register_blocked_col<T, G, rows_per_lane_col(G)>
@@ -53,7 +53,7 @@ gemv::Launch launch_of(const Plan& p, gemv::Layout layout) {
     return l;
 }
 
-#define GEMV_STEP16_INSTANCE(T)                                                                                    \
+#define GEMV_STEP16_INSTANCE(T)                                                                                 \
     template void gemv_register_blocked<T>(const Plan&, gemv::Layout, const T*, const T*, float*, std::int64_t, \
                                            std::int64_t, int, cudaStream_t);                                    \
     template gemv::Launch launch_of<T>(const Plan&, gemv::Layout);

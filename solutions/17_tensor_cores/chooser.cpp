@@ -61,8 +61,7 @@ void slice_by_waves(Plan& p, std::int64_t n, int chunk_cols, int sm_count, int b
     std::int64_t slices = 1;
     double best = 0;
     for (std::int64_t s = 1; s <= std::min<std::int64_t>(chunks, 1024); ++s) {
-        const double cost =
-            double(div_up(p.blocks * p.groups * s, slots)) * double(div_up(chunks, s) + 2);
+        const double cost = double(div_up(p.blocks * p.groups * s, slots)) * double(div_up(chunks, s) + 2);
         if (s == 1 || cost < best * 0.999) best = cost, slices = s;
     }
     p.per = div_up(chunks, slices) * chunk_cols;

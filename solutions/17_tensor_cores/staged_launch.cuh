@@ -53,8 +53,8 @@ int blocks_per_sm(int group, gemv::Layout layout) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
         int blocks = 0;
-        GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, K::template prepared<R, T>(),
-                                                                      K::threads, K::template shared_bytes<R, T>()));
+        GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, K::template prepared<R, T>(), K::threads,
+                                                                      K::template shared_bytes<R, T>()));
         return blocks;
     });
 }
