@@ -153,19 +153,14 @@ const void* prepared() {
     return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even>);
 }
 
-// This kernel for the launch code the staged kernels share (staged_launch.cuh): the instance for
-// odd n and ldx stands for the others of its layout and T.
-struct TensorStaged {
-    static constexpr int threads = kThreads;
-    template <bool row, int T>
-    static constexpr int shared_bytes() {
-        return ::gemv::several::shared_bytes<row, T>();
-    }
-    template <bool row, int T>
-    static const void* prepared() {
-        return ::gemv::several::prepared<row, T, false, false>();
-    }
-};
+// The instance the report and the occupancy stand for: n and ldx odd.
+staged::Instance instance_for(int group, gemv::Layout layout) {
+    return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
+        constexpr bool R = decltype(row)::value;
+        constexpr int T = decltype(tiles)::value;
+        return staged::Instance{prepared<R, T, false, false>(), std::size_t(shared_bytes<R, T>())};
+    });
+}
 
 template <bool row, int T, bool a_even, bool x_even>
 void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
@@ -191,11 +186,11 @@ void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t l
 }  // namespace
 
 gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
-    return staged::launch_of<TensorStaged>(p, layout);
+    return staged::launch_of(p, instance_for(p.group, layout));
 }
 
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout) {
-    return staged::blocks_per_sm<TensorStaged>(group, layout);
+    return staged::blocks_per_sm(instance_for(group, layout), kThreads);
 }
 
 void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y,

@@ -170,19 +170,14 @@ const void* prepared() {
     return reinterpret_cast<const void*>(&fma_staged<row, T, x_aligned>);
 }
 
-// This kernel for the launch code the staged kernels share (staged_launch.cuh): X read where it
-// lies, aligned, stands for the others of its layout and T.
-struct FmaStaged {
-    static constexpr int threads = kThreads;
-    template <bool row, int T>
-    static constexpr int shared_bytes() {
-        return ::gemv::several::shared_bytes<row, T>();
-    }
-    template <bool row, int T>
-    static const void* prepared() {
-        return ::gemv::several::prepared<row, T, true>();
-    }
-};
+// The instance the report and the occupancy stand for: X read where it lies, aligned.
+staged::Instance instance_for(int group, gemv::Layout layout) {
+    return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
+        constexpr bool R = decltype(row)::value;
+        constexpr int T = decltype(tiles)::value;
+        return staged::Instance{prepared<R, T, true>(), std::size_t(shared_bytes<R, T>())};
+    });
+}
 
 template <bool row, int T>
 void launch(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
@@ -202,11 +197,11 @@ void launch(const several::Plan& p, const float* A, const float* X, std::int64_t
 }  // namespace
 
 gemv::Launch fma_staged_launch(const several::Plan& p, gemv::Layout layout) {
-    return staged::launch_of<FmaStaged>(p, layout);
+    return staged::launch_of(p, instance_for(p.group, layout));
 }
 
 int fma_staged_blocks_per_sm(int group, gemv::Layout layout) {
-    return staged::blocks_per_sm<FmaStaged>(group, layout);
+    return staged::blocks_per_sm(instance_for(group, layout), kThreads);
 }
 
 void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A, const float* X, float* Y,

@@ -26,37 +26,30 @@ decltype(auto) with_layout_and_tiles(int group, gemv::Layout layout, F&& f) {
     });
 }
 
-// A staged kernel K describes itself to the functions below: K::threads, and for a layout (row)
-// and T, K::shared_bytes<row, T>() and K::prepared<row, T>() (the instance the report and the
-// occupancy stand for, its shared memory allowed).
-//
+// The instance of a staged kernel that the report and the occupancy stand for (for a layout and
+// group): the kernel, its shared memory allowed, and its dynamic shared memory.
+struct Instance {
+    const void* kernel;
+    std::size_t shared_bytes;
+};
+
 // The launch of a staged plan (the grid: blocks of rows times groups, and the slices), for the
 // occupancy report.
-template <class K>
-gemv::Launch launch_of(const several::Plan& p, gemv::Layout layout) {
+inline gemv::Launch launch_of(const several::Plan& p, const Instance& instance) {
     gemv::Launch l;
     l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
     l.block = dim3(unsigned(p.threads));
-    with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
-        constexpr bool R = decltype(row)::value;
-        constexpr int T = decltype(tiles)::value;
-        l.dynamic_shared = K::template shared_bytes<R, T>();
-        l.kernel = K::template prepared<R, T>();
-    });
+    l.dynamic_shared = instance.shared_bytes;
+    l.kernel = instance.kernel;
     return l;
 }
 
-// The blocks an SM holds, for the plan's waves.
-template <class K>
-int blocks_per_sm(int group, gemv::Layout layout) {
-    return with_layout_and_tiles(group, layout, [&](auto row, auto tiles) {
-        constexpr bool R = decltype(row)::value;
-        constexpr int T = decltype(tiles)::value;
-        int blocks = 0;
-        GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, K::template prepared<R, T>(), K::threads,
-                                                                      K::template shared_bytes<R, T>()));
-        return blocks;
-    });
+// The blocks of `threads` an SM holds, for the plan's waves.
+inline int blocks_per_sm(const Instance& instance, int threads) {
+    int blocks = 0;
+    GEMV_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, instance.kernel, threads, instance.shared_bytes));
+    return blocks;
 }
 
 // A staged plan's run: where the plan says so, X is first copied into vectors that start on 16
