@@ -14,8 +14,9 @@
 
 namespace gemv::several {
 
-// Register-blocked (the exercise, register_blocked.cuh): each thread keeps plan.group sums in registers and reads each
-// element of A once for all of them.
+// Register-blocked (the kernels: register_blocked.cuh, the exercise; their launches:
+// gemv_register_blocked.cu): each thread keeps plan.group sums in registers and reads each element
+// of A once for all of them. A plan whose group no kernel was compiled for is refused.
 template <class T>
 void gemv_register_blocked(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y,
                            std::int64_t m, std::int64_t n, int k, cudaStream_t stream);

@@ -15,6 +15,7 @@
 #include "device_problem.cuh"
 #include "gemv_tensor.cuh"
 #include "gpu_step.hpp"
+#include "storage.hpp"
 
 namespace several = gemv::several;
 
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
     spec.options = {gemv::text_option("ks", "the k to time, comma-separated", "1,2,4,8,16,32,64,128,256", check_ks),
                     gemv::text_option("out", "the CSV file to write (- for standard output)", "-")};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-        if (o.precision == gemv::Precision::bf16) return tune<__nv_bfloat16>(o);
-        return tune<float>(o);
+        return gemv::with_storage_type_among<float, __nv_bfloat16>(o.precision,
+                                                                   [&](auto type) { return tune<decltype(type)>(o); });
     });
 }
