@@ -7,6 +7,8 @@
 #include "report.hpp"
 #include "several_vectors.hpp"
 
+namespace several = gemv::several;
+
 using gemv::Layout;
 using gemv::Precision;
 
@@ -134,4 +136,14 @@ TEST_CASE("step 16: CGMA grows with the group of vectors a thread keeps", "[step
     r.traffic = several::traffic_of(p, 16384, 16384, 256, Layout::col);
     REQUIRE(r.cgma() < 16);
     REQUIRE(r.cgma() > 8);
+}
+
+TEST_CASE("step 16: a group no kernel was compiled for is refused, not mapped to another", "[step16]") {
+    const auto group_of = [](int group) {
+        return several::with_compiled(several::RegisterGroups{}, "vectors a thread", group,
+                                      [](auto g) { return decltype(g)::value; });
+    };
+    for (int g : several::kRegisterGroups) REQUIRE(group_of(g) == g);
+    for (int g : {0, 3, 17, 32}) REQUIRE_THROWS_AS(group_of(g), gemv::UsageError);
+    REQUIRE_THROWS_WITH(group_of(3), "no kernel compiled for 3 vectors a thread (compiled: 1, 2, 4, 8, 16)");
 }

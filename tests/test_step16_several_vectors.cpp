@@ -7,6 +7,8 @@
 #include "several_vectors.hpp"
 #include "several_vectors_support.hpp"
 
+namespace several = gemv::several;
+
 using namespace several_test;
 
 TEMPLATE_TEST_CASE("step 16: the register-blocked kernel is right for every group, shape, layout and k",
@@ -20,7 +22,10 @@ TEMPLATE_TEST_CASE("step 16: the register-blocked kernel is right for every grou
                     if (d.m * d.n >= 1000000 && g != several::register_group_for(k) && g != 1) continue;
                     const several::Plan plan = several::plan_register_blocked(d.m, d.n, k, layout, g, sms);
                     require_right<TestType>(
-                        p, [&] { gemv_register_blocked<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                        p,
+                        [&] {
+                            several::gemv_register_blocked<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
+                        },
                         what<TestType>(d, layout, k,
                                        "register-blocked, " + std::to_string(g) + " vectors a thread, " +
                                            std::to_string(plan.slices) + " slices"));

@@ -7,6 +7,8 @@
 #include "cli.hpp"
 #include "report.hpp"
 
+namespace several = gemv::several;
+
 using gemv::Layout;
 using gemv::Precision;
 
@@ -77,7 +79,7 @@ TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[st
     REQUIRE_FALSE(several::plan_tensor_staged(33, 4194301, 64, Layout::col, 64, 132, 2).pack_x);
     const several::Plan packed = several::plan_tensor_staged(12345, 43483, 64, Layout::col, 64, 132, 2);
     REQUIRE(several::planned_traffic(packed, 12345, 43483, 64, Layout::col).x_elems ==
-            (several::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
+            (gemv::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
 }
 
 TEST_CASE("step 17: float takes the staged FMA kernel where it pays, the register-blocked one elsewhere", "[step17]") {
@@ -111,7 +113,7 @@ TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4
     const several::Plan packed = several::plan_fma_staged(12345, 43483, 64, Layout::row, 64, 132, 2);
     REQUIRE(packed.pack_x);
     REQUIRE(several::planned_traffic(packed, 12345, 43483, 64, Layout::row).x_elems ==
-            (several::div_up(12345, several::kFmaRows) + 2) * 43483.0 * 64);
+            (gemv::div_up(12345, several::kFmaRows) + 2) * 43483.0 * 64);
 }
 
 TEST_CASE("step 17: few rows are sliced along the columns", "[step17]") {
@@ -163,4 +165,14 @@ TEST_CASE("step 17: the chooser takes tensor cores for bf16 where they pay, FP32
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 3) == 8);
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 17) == 32);
     REQUIRE(several::group_for(several::Kernel::tensor_cores, 256) == 64);
+}
+
+TEST_CASE("step 17: a group no tensor-core or staged kernel was compiled for is refused", "[step17]") {
+    const auto tiles_of = [](int group) {
+        return several::with_compiled(several::TensorGroups{}, "vectors a warp or block", group,
+                                      [](auto g) { return decltype(g)::value / 8; });
+    };
+    REQUIRE(tiles_of(8) == 1);
+    REQUIRE(tiles_of(64) == 8);
+    for (int g : {1, 4, 12, 128}) REQUIRE_THROWS_AS(tiles_of(g), gemv::UsageError);
 }

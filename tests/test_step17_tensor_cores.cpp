@@ -8,6 +8,8 @@
 #include "gemv_tensor.cuh"
 #include "several_vectors_support.hpp"
 
+namespace several = gemv::several;
+
 using namespace several_test;
 
 namespace {
@@ -46,7 +48,7 @@ TEST_CASE("step 17: the tensor-core kernel is right for every group, shape, layo
     for_each_tiled_case<__nv_bfloat16>(31, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
         const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, g, sms);
         require_right<__nv_bfloat16>(
-            p, [&] { gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+            p, [&] { several::gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
             what<__nv_bfloat16>(
                 d, layout, k,
                 "tensor cores, " + std::to_string(g) + " vectors a warp, " + std::to_string(plan.slices) + " slices"));
@@ -58,10 +60,10 @@ TEST_CASE("step 17: the staged tensor-core kernel is right for every group, shap
     for_each_tiled_case<__nv_bfloat16>(41, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
         // The plan's slices, and many more (as on a GPU with many more SMs): both the stored and
         // the added partial sums.
-        for (int blocks_per_sm : {tensor_staged_blocks_per_sm(g, layout), 64}) {
+        for (int blocks_per_sm : {several::tensor_staged_blocks_per_sm(g, layout), 64}) {
             const several::Plan plan = several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
             require_right<__nv_bfloat16>(
-                p, [&] { gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                p, [&] { several::gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
                 what<__nv_bfloat16>(d, layout, k,
                                     "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
                                         std::to_string(plan.slices) + " slices"));
@@ -74,12 +76,12 @@ TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layou
     for_each_tiled_case<float>(43, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
         // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
         // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
-        for (int blocks_per_sm : {fma_staged_blocks_per_sm(g, layout), 64})
+        for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout), 64})
             for (bool pack : {false, true}) {
                 several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
                 plan.pack_x = pack;
                 require_right<float>(
-                    p, [&] { gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                    p, [&] { several::gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
                     what<float>(d, layout, k,
                                 "FMA, staged, " + std::to_string(g) + " vectors a block, " +
                                     std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "")));
@@ -95,8 +97,10 @@ TEMPLATE_TEST_CASE("step 17: the chooser's pick is right, run twice on the same 
             for (int k : kVectors) {
                 gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
                 const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, layout, major);
-                const several::Plan plan = plan_of(c, d.m, d.n, k, layout, sms);
-                const auto run = [&] { gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); };
+                const several::Plan plan = several::plan_of(c, d.m, d.n, k, layout, sms);
+                const auto run = [&] {
+                    several::gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
+                };
                 const std::string w =
                     what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
                 require_right<TestType>(p, run, w);

@@ -1,11 +1,26 @@
 #include "roofline_report.hpp"
 
 #include <cmath>
+#include <memory>
+#include <type_traits>
+
+#include "cublas_gemm.hpp"
 
 #include "format.hpp"
 #include "several_vectors.hpp"
 
-namespace several {
+namespace gemv::several {
+
+gemv::StepSpec step_spec(const std::string& number, const std::string& name, const std::string& title) {
+    gemv::StepSpec spec;
+    spec.number = number;
+    spec.name = name;
+    spec.title = title;
+    spec.layouts = {gemv::Layout::row, gemv::Layout::col};
+    spec.precisions = {gemv::Precision::f32, gemv::Precision::bf16};
+    spec.options = {gemv::integer_option("k", "right-hand sides: columns of X and Y", 8, 1, kMaxVectors)};
+    return spec;
+}
 
 int clock_khz_of(const gemv::DeviceFacts& f) {
     int clock_khz = 0;
@@ -50,4 +65,50 @@ void print_roofline(std::ostream& out, const std::vector<gemv::Result>& results,
             << " % of its roof (" << field(r, "roof_gflops") << " GFLOP/s, " << field(r, "compute_units") << ")\n";
 }
 
-}  // namespace several
+std::string plan_text(const Plan& p) {
+    const char* keeper = p.kernel == Kernel::register_blocked ? "thread"
+                         : p.kernel == Kernel::tensor_cores   ? "warp"
+                                                              : "block";  // the staged kernels
+    std::string s = std::to_string(p.group) + " vectors a " + keeper;
+    if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
+    if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
+    return s;
+}
+
+template <class T>
+Variant cublas_variant(const T* A, const T* X, float* Y, std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
+    gemv_cublas_require_int_sizes(m, n);
+    auto handle = std::make_shared<CublasHandle>();  // once: the warm-up runs absorb its first call
+    const gemv::Traffic least{double(m) * double(n), double(n) * k, double(m) * k};
+    const bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+    return {std::string(bf16 ? "cublasGemmEx" : "cublasSgemm") + (layout == gemv::Layout::col ? " op N" : " op T"),
+            gemv::Launch{},
+            least,
+            [=](cudaStream_t s) { gemm_cublas<T>(*handle, A, X, Y, m, n, k, layout, s); },
+            bf16 ? "float sums (CUBLAS_COMPUTE_32F)" : "FP32",
+            bf16};
+}
+template Variant cublas_variant<float>(const float*, const float*, float*, std::int64_t, std::int64_t, int,
+                                       gemv::Layout);
+template Variant cublas_variant<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, float*, std::int64_t,
+                                               std::int64_t, int, gemv::Layout);
+
+std::vector<gemv::GpuKernel> roofline_rows(const std::vector<Variant>& variants, double intensity, const Roofs& roofs,
+                                           const std::string* why) {
+    std::vector<gemv::GpuKernel> rows;
+    for (const Variant& v : variants) {
+        const double peak = v.tensor_cores ? roofs.tensor : roofs.fma;
+        const std::string units = v.tensor_cores ? roofs.tensor_units : "fp32 fma";
+        const bool marked = why && v.chosen;
+        rows.push_back({v.name + (marked ? " (chosen)" : ""), v.launch, v.traffic, v.run,
+                        marked ? v.note + "; the chooser's pick: " + *why : v.note,
+                        [=, chooser = why != nullptr, chosen = v.chosen](const gemv::Result& r) {
+                            gemv::Fields fields = roofline_fields(r, intensity, peak, units);
+                            if (chooser) fields.push_back({"chosen", chosen ? "yes" : "no", false});
+                            return fields;
+                        }});
+    }
+    return rows;
+}
+
+}  // namespace gemv::several

@@ -7,7 +7,7 @@
 
 #include "errors.hpp"
 
-namespace several {
+namespace gemv::several {
 
 double model_intensity(std::int64_t m, std::int64_t n, std::int64_t k, gemv::Precision precision) {
     return static_cast<double>(gemv::model_flops(m, n, k)) / static_cast<double>(gemv::model_bytes(m, n, precision, k));
@@ -57,30 +57,30 @@ void slice_columns(Plan& p, std::int64_t n, int sm_count, std::int64_t warps, st
     const std::int64_t want = 32LL * std::max(1, sm_count);
     const std::int64_t have = warps * p.groups;
     std::int64_t slices = 1;
-    if (have < want) slices = std::min(several::div_up(want, have), std::max<std::int64_t>(1, n / least));
+    if (have < want) slices = std::min<std::int64_t>(div_up(want, have), std::max<std::int64_t>(1, n / least));
     slices = std::min<std::int64_t>(slices, 65535);
-    p.per = several::div_up(several::div_up(n, slices), align) * align;
-    p.slices = static_cast<int>(several::div_up(n, p.per));
+    p.per = div_up(div_up(n, slices), align) * align;
+    p.slices = static_cast<int>(div_up(n, p.per));
 }
 
 Plan plan_register_blocked(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
     require_k(k);
-    if (std::find(std::begin(kRegisterGroups), std::end(kRegisterGroups), group) == std::end(kRegisterGroups))
+    if (!RegisterGroups::has(group))
         throw gemv::UsageError("the register-blocked kernel keeps 1, 2, 4, 8 or 16 vectors, not " +
                                std::to_string(group));
     Plan p;
     p.kernel = Kernel::register_blocked;
     p.group = group;
     p.threads = 256;
-    p.groups = static_cast<int>(several::div_up(k, group));
+    p.groups = static_cast<int>(div_up(k, group));
     p.rows_per_warp = layout == gemv::Layout::col ? rows_per_lane_col(group) : rows_per_warp_for(group);
     if (layout == gemv::Layout::col)  // a warp 32·R rows, R a lane
-        p.blocks = several::div_up(m, std::int64_t(p.threads) * p.rows_per_warp);
+        p.blocks = div_up(m, std::int64_t(p.threads) * p.rows_per_warp);
     else  // a warp R rows
-        p.blocks = several::div_up(several::div_up(m, p.rows_per_warp), p.threads / 32);
+        p.blocks = div_up(div_up(m, p.rows_per_warp), p.threads / 32);
     require_grid(p.blocks);
     const std::int64_t warps =
-        layout == gemv::Layout::col ? several::div_up(m, 32 * p.rows_per_warp) : several::div_up(m, p.rows_per_warp);
+        layout == gemv::Layout::col ? div_up(m, 32 * p.rows_per_warp) : div_up(m, p.rows_per_warp);
     slice_columns(p, n, sm_count, warps, 1024, 32);
     return p;
 }
@@ -97,11 +97,11 @@ gemv::Traffic traffic_of(const Plan& p, std::int64_t m, std::int64_t n, int k, g
     gemv::Traffic t;
     t.a_elems = double(m) * double(n) * p.groups;
     if (layout == gemv::Layout::col)
-        t.x_elems = double(several::div_up(m, 32 * p.rows_per_warp)) * nk;
+        t.x_elems = double(div_up(m, 32 * p.rows_per_warp)) * nk;
     else
-        t.x_elems = double(several::div_up(m, p.rows_per_warp)) * nk;
+        t.x_elems = double(div_up(m, p.rows_per_warp)) * nk;
     t.y_elems = double(m) * double(k) * p.slices;
     return t;
 }
 
-}  // namespace several
+}  // namespace gemv::several

@@ -10,15 +10,13 @@
 #include <cstdint>
 #include <string>
 
+#include "compiled.hpp"
+#include "integer.hpp"
 #include "problem.hpp"
 
-namespace several {
+namespace gemv::several {
 
 constexpr int kMaxVectors = 256;
-
-constexpr std::int64_t div_up(std::int64_t a, std::int64_t b) {
-    return (a + b - 1) / b;
-}
 
 // ---- The model and the roofline ---------------------------------------------------------------
 
@@ -65,7 +63,8 @@ struct Plan {
 };
 
 // Vectors a register-blocked thread keeps: 1, 2, 4, 8 or 16 (each a compiled kernel).
-constexpr int kRegisterGroups[] = {1, 2, 4, 8, 16};
+using RegisterGroups = Compiled<1, 2, 4, 8, 16>;
+inline constexpr const auto& kRegisterGroups = RegisterGroups::values;
 // Rows R the register-blocked kernel adds up at once, so that each x value it loads serves R
 // rows. Row-major: a warp adds up R rows, 8, 4 with 8 vectors and 2 with 16 (32 sums a lane at
 // most, so that the registers leave room for several blocks an SM). Column-major: a lane adds up
@@ -101,4 +100,4 @@ int register_group_for(int k);
 // Y: once, or once a slice (atomicAdd).
 gemv::Traffic traffic_of(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
-}  // namespace several
+}  // namespace gemv::several

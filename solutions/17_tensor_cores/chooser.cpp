@@ -5,7 +5,7 @@
 
 #include "errors.hpp"
 
-namespace several {
+namespace gemv::several {
 
 double tensor_bf16_flops_per_clock_per_sm(int cc_major, int cc_minor) {
     if (cc_major < 8) return 0;
@@ -24,14 +24,14 @@ namespace {
 // k and the group checked, the groups of vectors counted.
 Plan tile_plan(Kernel kernel, int k, int group, const char* name, const char* per) {
     require_k(k);
-    if (std::find(std::begin(kTensorGroups), std::end(kTensorGroups), group) == std::end(kTensorGroups))
+    if (!TensorGroups::has(group))
         throw gemv::UsageError(std::string("the ") + name + " kernel keeps 8, 16, 32 or 64 vectors a " + per +
                                ", not " + std::to_string(group));
     Plan p;
     p.kernel = kernel;
     p.group = group;
     p.threads = kTensorThreads;
-    p.groups = static_cast<int>(several::div_up(k, group));
+    p.groups = static_cast<int>(div_up(k, group));
     return p;
 }
 
@@ -43,10 +43,10 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
     while (p.shared * 2 <= std::min(p.groups, 8)) p.shared *= 2;
     // Row-major: a block holds 128 / shared rows of a span of 128 (see the kernel); column-major:
     // 8 / shared warps of 64 rows.
-    p.blocks = row ? several::div_up(m, kTensorRowsRow) * p.shared : several::div_up(m, 64 * (8 / p.shared));
-    require_grid(p.blocks * several::div_up(p.groups, p.shared));
+    p.blocks = row ? div_up(m, kTensorRowsRow) * p.shared : div_up(m, 64 * (8 / p.shared));
+    require_grid(p.blocks * div_up(p.groups, p.shared));
     const std::int64_t step = row ? kTensorStepRow : kTensorStepCol;
-    slice_columns(p, n, sm_count, several::div_up(m, row ? 16 : 64), 256, step);
+    slice_columns(p, n, sm_count, div_up(m, row ? 16 : 64), 256, step);
     return p;
 }
 
@@ -56,17 +56,16 @@ namespace {
 // block costing its chunks plus two for filling its pipeline, so that the last wave is not mostly
 // empty.
 void slice_by_waves(Plan& p, std::int64_t n, int chunk_cols, int sm_count, int blocks_per_sm) {
-    const std::int64_t chunks = several::div_up(n, chunk_cols);
+    const std::int64_t chunks = div_up(n, chunk_cols);
     const std::int64_t slots = std::int64_t(std::max(1, sm_count)) * std::max(1, blocks_per_sm);
     std::int64_t slices = 1;
     double best = 0;
     for (std::int64_t s = 1; s <= std::min<std::int64_t>(chunks, 1024); ++s) {
-        const double cost =
-            double(several::div_up(p.blocks * p.groups * s, slots)) * double(several::div_up(chunks, s) + 2);
+        const double cost = double(div_up(p.blocks * p.groups * s, slots)) * double(div_up(chunks, s) + 2);
         if (s == 1 || cost < best * 0.999) best = cost, slices = s;
     }
-    p.per = several::div_up(chunks, slices) * chunk_cols;
-    p.slices = static_cast<int>(several::div_up(n, p.per));
+    p.per = div_up(chunks, slices) * chunk_cols;
+    p.slices = static_cast<int>(div_up(n, p.per));
 }
 
 }  // namespace
@@ -75,7 +74,7 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
                         int blocks_per_sm) {
     (void)layout;  // both layouts take the same grid
     Plan p = tile_plan(Kernel::tensor_staged, k, group, "staged tensor-core", "block");
-    p.blocks = several::div_up(m, kStagedRows);
+    p.blocks = div_up(m, kStagedRows);
     require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
     slice_by_waves(p, n, kStagedCols, sm_count, blocks_per_sm);
     p.pack_x = n % 2 != 0 && group >= 32 && m >= 16 * std::int64_t(k);
@@ -87,7 +86,7 @@ Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
     (void)layout;  // both layouts take the same grid
     Plan p = tile_plan(Kernel::fma_staged, k, group, "staged FMA", "block");
     p.threads = kFmaThreads;
-    p.blocks = several::div_up(m, kFmaRows);
+    p.blocks = div_up(m, kFmaRows);
     require_grid(p.blocks * p.groups);
     slice_by_waves(p, n, kFmaCols, sm_count, blocks_per_sm);
     p.pack_x = n % 4 != 0 && m >= 16 * std::int64_t(k);
@@ -144,13 +143,13 @@ gemv::Traffic planned_traffic(const Plan& p, std::int64_t m, std::int64_t n, int
     gemv::Traffic t;
     t.a_elems = double(m) * double(n) * p.groups;
     if (p.kernel == Kernel::tensor_cores) {
-        t.x_elems = double(several::div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
+        t.x_elems = double(div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
     } else {
         const int rows = p.kernel == Kernel::tensor_staged ? kStagedRows : kFmaRows;
-        t.x_elems = (double(several::div_up(m, rows)) + (p.pack_x ? 2 : 0)) * nk;
+        t.x_elems = (double(div_up(m, rows)) + (p.pack_x ? 2 : 0)) * nk;
     }
     t.y_elems = double(m) * double(k) * p.slices;
     return t;
 }
 
-}  // namespace several
+}  // namespace gemv::several

@@ -10,7 +10,7 @@
 
 #include "several_vectors.hpp"
 
-namespace several {
+namespace gemv::several {
 
 // The datasheet's bf16 tensor-core peak (dense, float accumulation) from device facts: flops a
 // clock an SM of 2048 on compute capability 8.0 (A100: 312 TFLOP/s), 1024 on 8.6 and 8.9 (consumer
@@ -29,7 +29,8 @@ constexpr bool on_tensor_cores(Kernel kernel) {
 // Vectors a tensor-core warp keeps: 8·T for T = 1, 2, 4, 8 tiles of 16 × 8 × 16 bf16 fragments
 // (PTX's mma.sync.m16n8k16, a tile of 8 vectors each). A and X go from global memory straight
 // into the fragments, 16 bytes a load, with no shared memory.
-constexpr int kTensorGroups[] = {8, 16, 32, 64};
+using TensorGroups = Compiled<8, 16, 32, 64>;
+inline constexpr const auto& kTensorGroups = TensorGroups::values;
 constexpr int kTensorThreads = 256;  // 8 warps a block
 // Rows a block: row-major, a warp's 16 rows are eight apart (they share an alignment), so a block
 // of 8 warps takes 128 consecutive rows; column-major, a lane takes 8 consecutive rows, a warp 64.
@@ -140,4 +141,4 @@ constexpr bool tensor_cores_take_float = false;
 // packed first. Y: once, or once a slice (atomicAdd).
 gemv::Traffic planned_traffic(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
-}  // namespace several
+}  // namespace gemv::several

@@ -3,6 +3,7 @@
 
 #include "gemv_tensor.cuh"
 #include "staged_copy.cuh"
+#include "staged_launch.cuh"
 
 // Float on FP32 FMA, fed through shared memory as the staged tensor-core kernel is: a block of 8
 // warps copies chunks of kCols columns of its kRows rows of A, and of its vectors of X, with
@@ -10,6 +11,7 @@
 // of sums: 4 warps of rows (64 rows each, a lane's 2 rows 32 apart) times 2 halves of the block's
 // 8·T vectors. So each element of A read from shared memory serves 4·T vectors, and the loads of
 // X (16 bytes, the same address for the whole warp: a broadcast) serve 2 rows each.
+namespace gemv::several {
 namespace {
 
 constexpr int kThreads = several::kFmaThreads;
@@ -168,17 +170,12 @@ const void* prepared() {
     return reinterpret_cast<const void*>(&fma_staged<row, T, x_aligned>);
 }
 
-const void* prepared_for(int group, gemv::Layout layout) {
-    return several::with_tiles(group, [&](auto tiles) {
+// The instance the report and the occupancy stand for: X read where it lies, aligned.
+staged::Instance instance_for(int group, gemv::Layout layout) {
+    return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
+        constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        return layout == gemv::Layout::row ? prepared<true, T, true>() : prepared<false, T, true>();
-    });
-}
-
-std::size_t shared_bytes_for(int group, gemv::Layout layout) {
-    return several::with_tiles(group, [&](auto tiles) -> std::size_t {
-        constexpr int T = decltype(tiles)::value;
-        return layout == gemv::Layout::row ? shared_bytes<true, T>() : shared_bytes<false, T>();
+        return staged::Instance{prepared<R, T, true>(), std::size_t(shared_bytes<R, T>())};
     });
 }
 
@@ -200,43 +197,23 @@ void launch(const several::Plan& p, const float* A, const float* X, std::int64_t
 }  // namespace
 
 gemv::Launch fma_staged_launch(const several::Plan& p, gemv::Layout layout) {
-    gemv::Launch l;
-    l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
-    l.block = dim3(unsigned(p.threads));
-    l.dynamic_shared = shared_bytes_for(p.group, layout);
-    l.kernel = prepared_for(p.group, layout);
-    return l;
+    return staged::launch_of(p, instance_for(p.group, layout));
 }
 
 int fma_staged_blocks_per_sm(int group, gemv::Layout layout) {
-    int blocks = 0;
-    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout), kThreads,
-                                                                  shared_bytes_for(group, layout)));
-    return blocks;
+    return staged::blocks_per_sm(instance_for(group, layout), kThreads);
 }
 
 void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads)
         throw std::logic_error("gemv_fma_staged needs a plan from plan_fma_staged");
-    // Where the plan says so, X is first copied into vectors that start on 16 bytes (a
-    // stream-ordered workspace), so that the multiply reads 4 columns of X at once.
-    const std::int64_t ldx = p.pack_x ? several::div_up(n, 4) * 4 : n;
-    float* Xp = nullptr;
-    if (p.pack_x) {
-        const std::size_t pitch = std::size_t(ldx) * sizeof(float), row = std::size_t(n) * sizeof(float);
-        GEMV_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&Xp), pitch * std::size_t(k), s));
-        GEMV_CUDA_CHECK(cudaMemcpy2DAsync(Xp, pitch, X, row, row, std::size_t(k), cudaMemcpyDeviceToDevice, s));
-        X = Xp;
-    }
-    if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
-    several::with_tiles(p.group, [&](auto tiles) {
-        constexpr int T = decltype(tiles)::value;
-        if (layout == gemv::Layout::row)
-            launch<true, T>(p, A, X, ldx, Y, m, n, k, s);
-        else
-            launch<false, T>(p, A, X, ldx, Y, m, n, k, s);
+    // X packed where the plan says so, so that the multiply reads 4 columns of X at once.
+    staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
+        staged::run(p, X, Y, m, n, k, s, [&](const float* Xs, std::int64_t ldx) {
+            launch<decltype(row)::value, decltype(tiles)::value>(p, A, Xs, ldx, Y, m, n, k, s);
+        });
     });
-    GEMV_CUDA_CHECK_LAUNCH();
-    if (p.pack_x) GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
 }
+
+}  // namespace gemv::several

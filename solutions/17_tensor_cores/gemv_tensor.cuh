@@ -13,6 +13,8 @@
 // the plan slices the columns it zeroes Y first (in the stream) and adds partial sums with
 // atomicAdd.
 
+namespace gemv::several {
+
 // Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 8 × 16 mma.sync fragments,
 // bf16 in, float sums, loaded from global memory without shared memory.
 void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
@@ -34,23 +36,14 @@ void gemv_fma_staged(const several::Plan& plan, gemv::Layout layout, const float
 gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);
 int fma_staged_blocks_per_sm(int group, gemv::Layout layout);
 
-namespace several {
 // The tensor-core kernels and the staged FMA kernel are compiled for T = group / 8 tiles of 8
-// vectors (groups 8, 16, 32 and 64): f(std::integral_constant<int, T>{}) for a plan's group.
+// vectors (TensorGroups: 8, 16, 32 and 64): f(std::integral_constant<int, T>{}) for a plan's
+// group; any other group is refused (compiled.hpp).
 template <class F>
 decltype(auto) with_tiles(int group, F&& f) {
-    switch (group) {
-        case 8:
-            return f(std::integral_constant<int, 1>{});
-        case 16:
-            return f(std::integral_constant<int, 2>{});
-        case 32:
-            return f(std::integral_constant<int, 4>{});
-        default:
-            return f(std::integral_constant<int, 8>{});
-    }
+    return with_compiled(TensorGroups{}, "vectors a warp or block", group,
+                         [&](auto g) { return f(std::integral_constant<int, decltype(g)::value / 8>{}); });
 }
-}  // namespace several
 
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
@@ -94,10 +87,12 @@ gemv::Launch planned_launch(const several::Plan& p, gemv::Layout layout) {
     if (p.kernel == several::Kernel::fma_staged) return fma_staged_launch(p, layout);
     if (p.kernel == several::Kernel::tensor_cores) {
         gemv::Launch l;
-        l.grid = dim3(unsigned(p.blocks * several::div_up(p.groups, p.shared)), unsigned(p.slices));
+        l.grid = dim3(unsigned(p.blocks * div_up(p.groups, p.shared)), unsigned(p.slices));
         l.block = dim3(unsigned(p.threads));
         l.kernel = tensor_cores_kernel_for(p.group, layout);
         return l;
     }
     return launch_of<T>(p, layout);
 }
+
+}  // namespace gemv::several

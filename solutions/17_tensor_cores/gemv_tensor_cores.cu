@@ -28,6 +28,7 @@
 //    Below n = 20 the worst case (products just above a power of two, every one losing almost a
 //    whole last place) could pass the bound by an eps or two; seeded random values in [-1, 1)
 //    are nowhere near it.
+namespace gemv::several {
 namespace {
 
 using bf16 = __nv_bfloat16;
@@ -262,7 +263,7 @@ __global__ void __launch_bounds__(kThreads)
 template <int T>
 void launch(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
-    const dim3 grid(unsigned(p.blocks * several::div_up(p.groups, p.shared)), unsigned(p.slices));
+    const dim3 grid(unsigned(p.blocks * div_up(p.groups, p.shared)), unsigned(p.slices));
     const bool atomic = p.atomic();
     if (layout == gemv::Layout::row) {
         if (n % 8 == 0)
@@ -302,3 +303,5 @@ void gemv_tensor_cores(const several::Plan& p, gemv::Layout layout, const bf16* 
     several::with_tiles(p.group, [&](auto tiles) { launch<decltype(tiles)::value>(p, layout, A, X, Y, m, n, k, s); });
     GEMV_CUDA_CHECK_LAUNCH();
 }
+
+}  // namespace gemv::several

@@ -6,6 +6,7 @@
 #include "gemv_tensor.cuh"
 #include "mma_bf16.cuh"
 #include "staged_copy.cuh"
+#include "staged_launch.cuh"
 
 // The tensor cores, fed through shared memory: a block of 8 warps copies chunks of kStagedCols
 // columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
@@ -13,6 +14,7 @@
 // wait in shared memory, not in registers, so the warps keep few registers (the sums) however
 // many bytes are in flight; and X is loaded once a block, not once a warp. The accuracy bound is
 // the one of gemv_tensor_cores.cu: each 16-column step starts from a zero accumulator.
+namespace gemv::several {
 namespace {
 
 using bf16 = __nv_bfloat16;
@@ -33,18 +35,6 @@ __host__ __device__ constexpr int x_stage() {
 template <bool row, int T>
 constexpr int shared_bytes() {
     return kStages * (a_stage<row>() + x_stage<T>()) * int(sizeof(bf16));
-}
-
-// Xp[v][j] = X[v·n + j] for j < n, zero up to ldx columns (a multiple of 8): every vector of X
-// then starts on 16 bytes.
-__global__ void pack_x(const bf16* X, bf16* Xp, std::int64_t n, int k, std::int64_t ldx) {
-    const auto* from = reinterpret_cast<const unsigned short*>(X);
-    auto* to = reinterpret_cast<unsigned short*>(Xp);
-    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < std::int64_t(k) * ldx;
-         e += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t v = e / ldx, j = e % ldx;
-        to[e] = j < n ? from[v * n + j] : 0;
-    }
 }
 
 // BEGIN EXCERPT staged-multiply
@@ -168,19 +158,12 @@ const void* prepared() {
     return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even>);
 }
 
-template <int T>
-const void* prepared(gemv::Layout layout) {
-    return layout == gemv::Layout::row ? prepared<true, T, false, false>() : prepared<false, T, false, false>();
-}
-
-const void* prepared_for(int group, gemv::Layout layout) {
-    return several::with_tiles(group, [&](auto tiles) { return prepared<decltype(tiles)::value>(layout); });
-}
-
-std::size_t shared_bytes_for(int group, gemv::Layout layout) {
-    return several::with_tiles(group, [&](auto tiles) -> std::size_t {
+// The instance the report and the occupancy stand for: n and ldx odd.
+staged::Instance instance_for(int group, gemv::Layout layout) {
+    return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
+        constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        return layout == gemv::Layout::row ? shared_bytes<true, T>() : shared_bytes<false, T>();
+        return staged::Instance{prepared<R, T, false, false>(), std::size_t(shared_bytes<R, T>())};
     });
 }
 
@@ -208,42 +191,23 @@ void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t l
 }  // namespace
 
 gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
-    gemv::Launch l;
-    l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
-    l.block = dim3(unsigned(p.threads));
-    l.dynamic_shared = shared_bytes_for(p.group, layout);
-    l.kernel = prepared_for(p.group, layout);
-    return l;
+    return staged::launch_of(p, instance_for(p.group, layout));
 }
 
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout) {
-    int blocks = 0;
-    GEMV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, prepared_for(group, layout), kThreads,
-                                                                  shared_bytes_for(group, layout)));
-    return blocks;
+    return staged::blocks_per_sm(instance_for(group, layout), kThreads);
 }
 
 void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y,
                         std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::tensor_staged || p.threads != kThreads)
         throw std::logic_error("gemv_tensor_staged needs a plan from plan_tensor_staged");
-    const bool pack = p.pack_x;  // the plan says where (plan_tensor_staged)
-    const std::int64_t ldx = pack ? several::div_up(n, 8) * 8 : n;
-    bf16* Xp = nullptr;
-    if (pack) {
-        GEMV_CUDA_CHECK(
-            cudaMallocAsync(reinterpret_cast<void**>(&Xp), std::size_t(k) * std::size_t(ldx) * sizeof(bf16), s));
-        pack_x<<<1024, 256, 0, s>>>(X, Xp, n, k, ldx);  // grid-stride
-        X = Xp;
-    }
-    if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
-    several::with_tiles(p.group, [&](auto tiles) {
-        constexpr int T = decltype(tiles)::value;
-        if (layout == gemv::Layout::row)
-            launch<true, T>(p, A, X, ldx, Y, m, n, k, s);
-        else
-            launch<false, T>(p, A, X, ldx, Y, m, n, k, s);
+    // X packed where the plan says so (plan_tensor_staged), so that every pair of its columns is aligned.
+    staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
+        staged::run(p, X, Y, m, n, k, s, [&](const bf16* Xs, std::int64_t ldx) {
+            launch<decltype(row)::value, decltype(tiles)::value>(p, A, Xs, ldx, Y, m, n, k, s);
+        });
     });
-    GEMV_CUDA_CHECK_LAUNCH();
-    if (pack) GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
 }
+
+}  // namespace gemv::several

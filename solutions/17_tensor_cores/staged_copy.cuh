@@ -4,7 +4,7 @@
 
 // The copies of step 17's staged kernels (gemv_tensor_staged.cu, gemv_fma_staged.cu): chunks of A
 // and X into shared memory with cp.async, ahead of the multiplies, as a GEMM feeds its tiles.
-namespace staged {
+namespace gemv::staged {
 
 __device__ __forceinline__ void copy16_async(void* shared, const void* global) {
     const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
@@ -66,4 +66,4 @@ __device__ __forceinline__ void copy_chunk(E* sA, E* sX, const E* A, const E* X,
 }
 // END EXCERPT staged-copy
 
-}  // namespace staged
+}  // namespace gemv::staged

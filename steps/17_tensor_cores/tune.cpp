@@ -15,6 +15,9 @@
 #include "device_problem.cuh"
 #include "gemv_tensor.cuh"
 #include "gpu_step.hpp"
+#include "storage.hpp"
+
+namespace several = gemv::several;
 
 namespace {
 
@@ -47,12 +50,12 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
     for (int g : several::kTensorGroups) {
         if (g > 8 && g / 2 >= k) continue;
         if (std::is_same_v<T, float>) {
-            plans.push_back(
-                several::plan_fma_staged(m, n, k, layout, g, facts.sm_count, fma_staged_blocks_per_sm(g, layout)));
+            plans.push_back(several::plan_fma_staged(m, n, k, layout, g, facts.sm_count,
+                                                     several::fma_staged_blocks_per_sm(g, layout)));
         } else {
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
             plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
-                                                        tensor_staged_blocks_per_sm(g, layout)));
+                                                        several::tensor_staged_blocks_per_sm(g, layout)));
         }
     }
     return plans;
@@ -67,7 +70,7 @@ bool time_plans(const gemv::Options& o, const gemv::DeviceFacts& facts, gemv::De
     const gemv::Layout layout = o.shape.layout;
     for (const several::Plan& p : plans) {
         const auto run = [&](cudaStream_t s) {
-            gemv_planned<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
+            several::gemv_planned<T>(p, layout, problem.A(), problem.x(), problem.y(), m, n, k, s);
         };
         if (o.verify) {
             problem.poison();
@@ -189,7 +192,7 @@ int main(int argc, char** argv) {
     spec.options = {gemv::text_option("ks", "the k to time, comma-separated", "1,2,4,8,16,32,64,128,256", check_ks),
                     gemv::text_option("out", "the CSV file to write (- for standard output)", "-")};
     return gemv::run_step(argc, argv, spec, [&](const gemv::Options& o) {
-        if (o.precision == gemv::Precision::bf16) return tune<__nv_bfloat16>(o);
-        return tune<float>(o);
+        return gemv::with_storage_type_among<float, __nv_bfloat16>(o.precision,
+                                                                   [&](auto type) { return tune<decltype(type)>(o); });
     });
 }

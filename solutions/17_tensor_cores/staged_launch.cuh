@@ -1,0 +1,76 @@
+// The host side both staged kernels share (gemv_tensor_staged.cu, gemv_fma_staged.cu): the
+// instance for a plan's layout and group, its launch and occupancy for the report and the plan,
+// X packed where the plan says so, and the run around the kernel's launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "check.hpp"
+#include "device.hpp"
+#include "gemv_tensor.cuh"
+#include "staged_copy.cuh"
+
+namespace gemv::staged {
+
+// f(row, tiles) for a layout (row: std::true_type for row-major) and a plan's group (tiles:
+// std::integral_constant<int, group / 8>), as compile-time constants.
+template <class F>
+decltype(auto) with_layout_and_tiles(int group, gemv::Layout layout, F&& f) {
+    return several::with_tiles(group, [&](auto tiles) {
+        if (layout == gemv::Layout::row) return f(std::true_type{}, tiles);
+        return f(std::false_type{}, tiles);
+    });
+}
+
+// The instance of a staged kernel that the report and the occupancy stand for (for a layout and
+// group): the kernel, its shared memory allowed, and its dynamic shared memory.
+struct Instance {
+    const void* kernel;
+    std::size_t shared_bytes;
+};
+
+// The launch of a staged plan (the grid: blocks of rows times groups, and the slices), for the
+// occupancy report.
+inline gemv::Launch launch_of(const several::Plan& p, const Instance& instance) {
+    gemv::Launch l;
+    l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
+    l.block = dim3(unsigned(p.threads));
+    l.dynamic_shared = instance.shared_bytes;
+    l.kernel = instance.kernel;
+    return l;
+}
+
+// The blocks of `threads` an SM holds, for the plan's waves.
+inline int blocks_per_sm(const Instance& instance, int threads) {
+    int blocks = 0;
+    GEMV_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, instance.kernel, threads, instance.shared_bytes));
+    return blocks;
+}
+
+// A staged plan's run: where the plan says so, X is first copied into vectors that start on 16
+// bytes (a stream-ordered workspace, ldx rounded up to a granule; the padding is never summed: the
+// multiplies mask the columns past n), so that the multiply reads whole granules of X; Y zeroed
+// where slices add into it; then launch(X, ldx).
+template <class E, class F>
+void run(const several::Plan& p, const E* X, float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t s,
+         F&& launch) {
+    const std::int64_t ldx = p.pack_x ? gemv::div_up(n, kGranule<E>) * kGranule<E> : n;
+    E* Xp = nullptr;
+    if (p.pack_x) {
+        const std::size_t pitch = std::size_t(ldx) * sizeof(E), row = std::size_t(n) * sizeof(E);
+        GEMV_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&Xp), pitch * std::size_t(k), s));
+        GEMV_CUDA_CHECK(cudaMemcpy2DAsync(Xp, pitch, X, row, row, std::size_t(k), cudaMemcpyDeviceToDevice, s));
+        X = Xp;
+    }
+    if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
+    launch(X, ldx);
+    GEMV_CUDA_CHECK_LAUNCH();
+    if (p.pack_x) GEMV_CUDA_CHECK(cudaFreeAsync(Xp, s));
+}
+
+}  // namespace gemv::staged
