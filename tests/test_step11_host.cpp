@@ -126,7 +126,7 @@ TEST_CASE("step 11: a table of a narrow format keeps its wider loads", "[step11]
     REQUIRE(gemv::load_tuning_table(path).points.size() == 1);
     const auto c =
         gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::bf16, gemv::Layout::col, 1 << 20, 16);
-    REQUIRE(c.source.rfind("tuned at", 0) == 0);
+    REQUIRE(c.how == gemv::ConfigSource::tuned);
     REQUIRE(c.config.vector == 8);
 }
 
@@ -157,7 +157,7 @@ TEST_CASE("step 11: a missing, corrupt, invalid or foreign table falls back to a
             for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {33, 4097}, {1000000, 3}, {3, 1000000}}) {
                 const auto c = gemv::resolve(path, test_gpu(device, 132), gemv::Precision::f64, layout, m, n);
                 INFO(path << " " << m << " x " << n);
-                REQUIRE(c.source.rfind("heuristic", 0) == 0);
+                REQUIRE(c.how == gemv::ConfigSource::heuristic);
                 REQUIRE(gemv::versatile_invalid(c.config, gemv::kernel_layout(layout, m, n), m, n, 8).empty());
             }
     }
@@ -224,7 +224,7 @@ TEST_CASE(
         if (exact_row_group) REQUIRE(c.config.threads_per_row == 256 / 16);
         if (m == gemv::kFlatMaxRows + 1) REQUIRE(c.config.vector == 1);  // odd m, too many rows for flat: in place
         REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::col, m, 1 << 20, 4).empty());
-        REQUIRE(c.source.rfind("tuned", 0) == 0);  // the table's choice, adapted, not the heuristic
+        REQUIRE(c.how == gemv::ConfigSource::tuned);  // the table's choice, adapted, not the heuristic
     }
 }
 
@@ -293,7 +293,7 @@ TEST_CASE("step 11: a staggered configuration tuned in one row block stays in on
     for (std::int64_t m : {std::int64_t(91), std::int64_t(127), std::int64_t(253), std::int64_t(1001)}) {
         INFO("m = " << m);
         const auto c = gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::col, m, n);
-        REQUIRE(c.source.rfind("tuned", 0) == 0);
+        REQUIRE(c.how == gemv::ConfigSource::tuned);
         REQUIRE(c.config.loads == gemv::Loads::staggered);
         REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::col, m, n, 4).empty());
         // One block while 4 threads along the columns leave lanes enough (512 / 4 = 128 lanes).
