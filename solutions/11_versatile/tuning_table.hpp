@@ -1,3 +1,6 @@
+// The auto-tuner's result for one device, precision and layout: the best configuration at each
+// point of Sørensen's logarithmic mesh (mesh.hpp), and the file it is kept in. How a configuration
+// is looked up in it is resolve.hpp's.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +12,6 @@
 
 namespace gemv {
 
-// The auto-tuner's result for one device, precision and layout: the best configuration at each
-// point of Sørensen's logarithmic mesh (mesh.hpp), and the file it is kept in. How a configuration
-// is looked up in it is resolve.hpp's.
 struct TunedPoint {
     std::int64_t m = 0, n = 0;
     VersatileConfig config;
