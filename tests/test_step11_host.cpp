@@ -54,11 +54,12 @@ std::string saved_table(const TempDir& dir, const std::string& name, const char*
     return path;
 }
 
-// A GPU of this name and SM count, as resolve() sees it.
-gemv::DeviceFacts test_gpu(const std::string& name, int sm_count) {
+// A GPU of this name, SM count and compute capability, as resolve() sees it.
+gemv::DeviceFacts test_gpu(const std::string& name, int sm_count, int cc_major = 9) {
     gemv::DeviceFacts f;
     f.name = name;
     f.sm_count = sm_count;
+    f.cc_major = cc_major;
     return f;
 }
 
@@ -335,4 +336,57 @@ TEST_CASE("step 11: the kernels compiled are the ones versatile_kernels.cuh coun
     REQUIRE(compiled_instances<float>() + compiled_instances<double>() + compiled_instances<__nv_bfloat16>() +
                 compiled_instances<__half>() + compiled_instances<__nv_fp8_e4m3>() ==
             gemv::kVersatileInstances);
+}
+
+TEST_CASE("step 11: a GPU without a table borrows the table of the nearest GPU of its architecture", "[step11]") {
+    const TempDir dir;
+    // Two Hopper GPUs' tables (132 and 114 SMs) and an older one's, each of one split point: 20 rows,
+    // four to a block, split to four waves of its own SMs.
+    const std::int64_t n = 12996488;
+    const auto table = [&](const std::string& device, const char* cc, int sms, std::int64_t split) {
+        gemv::TuningTable t;
+        t.device = device;
+        t.compute_capability = cc;
+        t.sms = sms;
+        t.precision = "double";
+        t.layout = "row";
+        t.points = {{20, n, {128, 2, 2, 32, split, gemv::Combine::last_block}, 100}};
+        gemv::save_tuning_table(t, dir.file(gemv::tuning_file_name(device, gemv::Precision::f64, gemv::Layout::row)));
+    };
+    table("Big Hopper", "9.0", 132, 1690);
+    table("Small Hopper", "9.0", 114, 1459);
+    table("An Ampere", "8.0", 108, 1383);
+    const auto at = [&](const gemv::DeviceFacts& gpu) {
+        return gemv::resolve(dir.path.string(), gpu, gemv::Precision::f64, gemv::Layout::row, 20, n);
+    };
+    // Its own table, where it has one; else the same architecture's with the nearest SM count, its
+    // grid resized to four waves of this GPU's SMs.
+    REQUIRE(at(test_gpu("Big Hopper", 132)).how == gemv::ConfigSource::tuned);
+    const gemv::Resolved mid = at(test_gpu("Mid Hopper", 120));
+    REQUIRE(mid.how == gemv::ConfigSource::borrowed);
+    REQUIRE(mid.source.find("Small Hopper") != std::string::npos);
+    const std::int64_t rows = gemv::row_blocks(mid.config, gemv::Layout::row, 20, n);
+    REQUIRE(std::llabs(rows * mid.config.blocks_per_row - 4 * gemv::blocks_per_wave(120, 128)) <= rows / 2);
+    REQUIRE(gemv::versatile_invalid(mid.config, gemv::Layout::row, 20, n, 8).empty());
+    REQUIRE(at(test_gpu("Large Hopper", 140)).source.find("Big Hopper") != std::string::npos);
+    // No table of its architecture: the heuristic. A table file named outright is not borrowed from.
+    REQUIRE(at(test_gpu("A Blackwell", 148, 10)).how == gemv::ConfigSource::heuristic);
+    const std::string file = dir.file(gemv::tuning_file_name("Big Hopper", gemv::Precision::f64, gemv::Layout::row));
+    REQUIRE(gemv::resolve(file, test_gpu("Mid Hopper", 120), gemv::Precision::f64, gemv::Layout::row, 20, n).how ==
+            gemv::ConfigSource::heuristic);
+}
+
+TEST_CASE("step 11: a table keeps the architecture and SM count it was tuned on", "[step11]") {
+    const TempDir dir;
+    gemv::TuningTable t;
+    t.device = "Test GPU";
+    t.compute_capability = "9.0";
+    t.sms = 132;
+    t.precision = "float";
+    t.layout = "col";
+    t.points = two_points();
+    gemv::save_tuning_table(t, dir.file("t.csv"));
+    const gemv::TuningTable back = gemv::load_tuning_table(dir.file("t.csv"));
+    REQUIRE(back.compute_capability == "9.0");
+    REQUIRE(back.sms == 132);
 }

@@ -15,17 +15,20 @@ namespace {
 struct Fit {
     const VersatileConfig& tuned;
     std::int64_t tuned_m, tuned_n;
+    int tuned_sm_count;  // the GPU the table was tuned on
     Layout layout;
     std::int64_t m, n;
     std::size_t elem;
     int sm_count;
     bool col() const { return layout == Layout::col; }
     std::int64_t along() const { return col() ? m : n; }  // the dimension the loads run along
-    // The tuned grid held a number of waves of blocks; a shape with another number of row blocks
-    // keeps that number of whole waves, to the nearest `unit`-sized step.
+    bool other_gpu() const { return tuned_sm_count != sm_count; }
+    // The tuned grid held a number of waves of blocks (on the GPU it was tuned on); a shape with
+    // another number of row blocks, or another GPU, keeps that number of whole waves, to the
+    // nearest `unit`-sized step.
     std::int64_t units_keeping_waves(const VersatileConfig& c, std::int64_t tuned_blocks, std::int64_t unit) const {
+        const double waves = double(tuned_blocks) / double(blocks_per_wave(tuned_sm_count, c.block));
         const std::int64_t wave = blocks_per_wave(sm_count, c.block);
-        const double waves = double(tuned_blocks) / double(wave);
         const double blocks = waves < 1 ? double(tuned_blocks) : double(std::llround(waves) * wave);
         return std::max<std::int64_t>(1, std::llround(blocks / double(unit)));
     }
@@ -53,7 +56,7 @@ void fit_flat(const Fit& f, VersatileConfig& c) {
         c.blocks_per_row = std::min<std::int64_t>({f.units_keeping_waves(c, c.blocks_per_row, 1), f.n, 65535});
     } else if (m <= kFlatMaxRows) {
         const std::int64_t unit = flat_grid_unit(m, c.block, c.vector);  // the grid this m needs
-        if (m != f.tuned_m) c.blocks_per_row = f.units_keeping_waves(c, c.blocks_per_row, unit) * unit;
+        if (m != f.tuned_m || f.other_gpu()) c.blocks_per_row = f.units_keeping_waves(c, c.blocks_per_row, unit) * unit;
     } else {  // too many rows to read flat: a thread per row group
         c.loads = Loads::aligned;
         c.threads_per_row = 1;
@@ -101,7 +104,7 @@ void fit_split(const Fit& f, VersatileConfig& c) {
     if (in_place(c) && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
         const std::int64_t tuned_rows = row_blocks(f.tuned, f.layout, f.tuned_m, f.tuned_n);
         const std::int64_t rows = row_blocks(c, f.layout, f.m, f.n);
-        if (rows != tuned_rows)
+        if (rows != tuned_rows || f.other_gpu())
             c.blocks_per_row =
                 std::min<std::int64_t>(f.units_keeping_waves(c, tuned_rows * c.blocks_per_row, rows), 65535);
     }
@@ -113,9 +116,10 @@ void fit_split(const Fit& f, VersatileConfig& c) {
 
 }  // namespace
 
-VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n, Layout layout,
-                             std::int64_t m, std::int64_t n, std::size_t elem, int sm_count) {
-    const Fit f{tuned, tuned_m, tuned_n, layout, m, n, elem, sm_count};
+VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
+                             int tuned_sm_count, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
+                             int sm_count) {
+    const Fit f{tuned, tuned_m, tuned_n, tuned_sm_count, layout, m, n, elem, sm_count};
     VersatileConfig c = tuned;
     fit_flat(f, c);
     fit_vector(f, c);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -65,31 +66,88 @@ const TunedPoint& nearest_point(const TuningTable& t, Layout layout, std::int64_
     return *best;
 }
 
-// The table's choice, or the heuristic's with the reason there is none.
-Resolved from_table(const std::string& path, const DeviceFacts& device, Precision precision, Layout kl, std::int64_t m,
-                    std::int64_t n) {
+// The command an instructor runs once to give this GPU its own tables.
+const char* const kTuneThisGpu = "step11_tune --tables all tunes this GPU";
+
+Resolved heuristic(const DeviceFacts& device, Layout kl, std::int64_t m, std::int64_t n, std::size_t elem,
+                   const std::string& why) {
+    warn_once(why + "; using the heuristic configuration (" + kTuneThisGpu + ")");
+    return {versatile_heuristic(kl, m, n, elem, device.sm_count), ConfigSource::heuristic, "heuristic (" + why + ")"};
+}
+
+// The table's nearest point fitted to m×n on this GPU, or why it does not fit (c unset).
+std::string fitted(const TuningTable& t, const DeviceFacts& device, Layout kl, std::int64_t m, std::int64_t n,
+                   std::size_t elem, VersatileConfig& c, const TunedPoint*& point) {
+    point = &nearest_point(t, kl, m, n, elem);
+    const int tuned_sms = t.device == device.name || t.sms == 0 ? device.sm_count : t.sms;
+    c = fit_to_shape(point->config, point->m, point->n, tuned_sms, kl, m, n, elem, device.sm_count);
+    const std::string why = versatile_invalid(c, kl, m, n, elem);
+    if (why.empty()) return "";
+    return "the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" + why + ")";
+}
+
+std::string compute_capability(const DeviceFacts& device) {
+    return std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor);
+}
+
+// Another GPU's table in `folder` for this precision and layout, tuned on this GPU's architecture
+// (the same compute capability): the one whose SM count is nearest. None where there is none.
+const TuningTable* borrowed_table(const std::string& folder, const DeviceFacts& device, Precision precision,
+                                  Layout kl) {
+    const std::string suffix = std::string("_") + to_string(precision) + "_" + to_string(kl) + ".csv";
+    const TuningTable* best = nullptr;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+        const std::string path = entry.path().string();
+        if (path.size() < suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(), suffix)) continue;
+        try {
+            const TuningTable& t = table_at(path);
+            if (t.device == device.name || t.compute_capability != compute_capability(device) ||
+                t.precision != to_string(precision) || t.layout != to_string(kl))
+                continue;
+            const auto distance = [&](const TuningTable* u) { return std::abs(u->sms - device.sm_count); };
+            if (!best || distance(&t) < distance(best) || (distance(&t) == distance(best) && t.device < best->device))
+                best = &t;
+        } catch (const std::exception&) {  // not a table: another GPU's loss, not this one's
+        }
+    }
+    return best;
+}
+
+// This GPU's table's choice; else, where the table was looked up in a folder, the choice of the
+// table of the nearest GPU of the same architecture; else the heuristic's, with the reason.
+Resolved from_table(const std::string& path, bool in_folder, const DeviceFacts& device, Precision precision, Layout kl,
+                    std::int64_t m, std::int64_t n) {
     const std::size_t elem = element_size(precision);
-    const auto fallback = [&](const std::string& why) {
-        warn_once(why + "; using the heuristic configuration");
-        return Resolved{versatile_heuristic(kl, m, n, elem, device.sm_count), ConfigSource::heuristic,
-                        "heuristic (" + why + ")"};
-    };
+    VersatileConfig c;
+    const TunedPoint* point = nullptr;
     const TuningTable* t = nullptr;
+    std::string why;
     try {
         t = &table_at(path);
     } catch (const std::exception& e) {
-        return fallback(std::string("no usable tuning table: ") + e.what());
+        why = std::string("no usable tuning table: ") + e.what();
     }
-    if (t->device != device.name || t->precision != to_string(precision) || t->layout != to_string(kl))
-        return fallback("the table " + path + " is for " + t->device + ", " + t->precision + ", " + t->layout +
-                        ", not this device and problem");
-    const TunedPoint& tuned = nearest_point(*t, kl, m, n, elem);
-    const VersatileConfig c = fit_to_shape(tuned.config, tuned.m, tuned.n, kl, m, n, elem, device.sm_count);
-    const std::string why = versatile_invalid(c, kl, m, n, elem);
-    if (!why.empty())
-        return fallback("the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" +
-                        why + ")");
-    return {c, ConfigSource::tuned, "tuned at " + std::to_string(tuned.m) + " x " + std::to_string(tuned.n)};
+    if (t && (t->device != device.name || t->precision != to_string(precision) || t->layout != to_string(kl)))
+        return heuristic(device, kl, m, n, elem,
+                         "the table " + path + " is for " + t->device + ", " + t->precision + ", " + t->layout +
+                             ", not this device and problem");
+    if (t) {
+        why = fitted(*t, device, kl, m, n, elem, c, point);
+        if (!why.empty()) return heuristic(device, kl, m, n, elem, why);
+        return {c, ConfigSource::tuned, "tuned at " + std::to_string(point->m) + " x " + std::to_string(point->n)};
+    }
+    const TuningTable* other =
+        in_folder ? borrowed_table(std::filesystem::path(path).parent_path().string(), device, precision, kl) : nullptr;
+    if (!other) return heuristic(device, kl, m, n, elem, why);
+    warn_once("no tuning table for " + device.name + ", " + to_string(precision) + ", " + to_string(kl) + ": using " +
+              other->device + "'s, tuned on the same architecture (compute capability " + other->compute_capability +
+              ", " + std::to_string(other->sms) + " SMs); " + kTuneThisGpu);
+    const std::string unfit = fitted(*other, device, kl, m, n, elem, c, point);
+    if (!unfit.empty()) return heuristic(device, kl, m, n, elem, unfit);
+    return {c, ConfigSource::borrowed,
+            "tuned on " + other->device + " at " + std::to_string(point->m) + " x " + std::to_string(point->n) +
+                ", fitted to this GPU's " + std::to_string(device.sm_count) + " SMs (no table of its own)"};
 }
 
 }  // namespace
@@ -98,6 +156,8 @@ const char* to_string(ConfigSource s) {
     switch (s) {
         case ConfigSource::tuned:
             return "tuned";
+        case ConfigSource::borrowed:
+            return "borrowed";
         case ConfigSource::heuristic:
             return "heuristic";
         case ConfigSource::given:
@@ -116,7 +176,8 @@ std::string table_path(const std::string& table, const std::string& device, Prec
 
 Resolved resolve(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
                  std::int64_t m, std::int64_t n, const ConfigOverrides& overrides) {
-    Resolved r = from_table(table_path(table, device.name, precision, layout, m, n), device, precision,
+    const bool in_folder = table.empty() || table == "auto" || std::filesystem::is_directory(table);
+    Resolved r = from_table(table_path(table, device.name, precision, layout, m, n), in_folder, device, precision,
                             kernel_layout(layout, m, n), m, n);
     for (const auto& [field, text] : overrides) {
         const std::string why = field->set(r.config, text);

@@ -14,8 +14,10 @@
 
 namespace gemv {
 
-enum class ConfigSource { tuned, heuristic, given };
-const char* to_string(ConfigSource s);  // "tuned", "heuristic", "given"
+// tuned: this GPU's table; borrowed: the table of another GPU of the same architecture (this one has
+// none); heuristic: no table to use; given: fields given on the command line.
+enum class ConfigSource { tuned, borrowed, heuristic, given };
+const char* to_string(ConfigSource s);  // "tuned", "borrowed", "heuristic", "given"
 
 struct Resolved {
     VersatileConfig config;  // never one that fails versatile_invalid unless a field was given
@@ -33,9 +35,11 @@ std::string table_path(const std::string& table, const std::string& device, Prec
                        std::int64_t m, std::int64_t n);
 
 // The configuration for an m×n problem on this device: the table's nearest point of the shape's
-// vector class, fitted to the shape; the heuristic, with a warning on stderr once per reason, when
-// there is no usable table or the fitted configuration cannot run; then the overrides, each field's
-// text checked (UsageError "--<option> <why>").
+// vector class, fitted to the shape. Where the table is looked up in a folder ("auto" or a folder)
+// and this GPU has none there: the table of the GPU of the same compute capability with the
+// nearest SM count, its grids resized to this GPU's SMs. The heuristic, with a warning on stderr
+// once per reason, when there is no usable table or the fitted configuration cannot run. Then the
+// overrides, each field's text checked (UsageError "--<option> <why>").
 Resolved resolve(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
                  std::int64_t m, std::int64_t n, const ConfigOverrides& overrides = {});
 

@@ -73,11 +73,13 @@ std::int64_t blocks_per_wave(int sm_count, int block);
 // A configuration that is valid for any shape (the fallback when there is no tuning table).
 VersatileConfig versatile_heuristic(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size, int sm_count);
 
-// A tuned configuration moved from the mesh point (tuned_m x tuned_n) it was tuned at to m×n: the
-// same threads and loads where they fit, the grid kept at the same number of waves. The result may
-// still fail versatile_invalid (resolve then falls back to the heuristic).
-VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n, Layout layout,
-                             std::int64_t m, std::int64_t n, std::size_t elem_size, int sm_count);
+// A tuned configuration moved from the mesh point (tuned_m x tuned_n) it was tuned at, on a GPU of
+// tuned_sm_count SMs, to m×n on this one (sm_count): the same threads and loads where they fit,
+// the grid kept at the same number of waves. The result may still fail versatile_invalid (resolve
+// then falls back to the heuristic).
+VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
+                             int tuned_sm_count, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
+                             int sm_count);
 
 // Every candidate the tuner tries at m×n (layout: the layout the kernels read it in): the
 // candidates' axes, each filtered by versatile_invalid.

@@ -79,6 +79,8 @@ TuningTable load_tuning_table(const std::string& path) {
             const std::string key = line.substr(2, colon - 2);
             const std::string value = line.substr(std::min(line.size(), line.find_first_not_of(' ', colon + 1)));
             if (key == "device") t.device = value;
+            if (key == "compute_capability") t.compute_capability = value;
+            if (key == "sms") t.sms = std::atoi(value.c_str());
             if (key == "precision") t.precision = value;
             if (key == "layout") t.layout = value;
             if (key == "git_revision") t.git_revision = value;
@@ -109,9 +111,11 @@ void save_tuning_table(const TuningTable& t, const std::string& path) {
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write " + path);
     out << "# step 11 tuning table: the fastest verified configuration at each mesh point (step11_tune)\n"
-        << "# device: " << t.device << "\n# precision: " << t.precision << "\n# layout: " << t.layout
-        << "\n# git_revision: " << t.git_revision << "\n# created: " << t.created
-        << "\n# tuning_seconds: " << t.tuning_seconds << "\n";
+        << "# device: " << t.device << "\n";
+    if (!t.compute_capability.empty()) out << "# compute_capability: " << t.compute_capability << "\n";
+    if (t.sms) out << "# sms: " << t.sms << "\n";
+    out << "# precision: " << t.precision << "\n# layout: " << t.layout << "\n# git_revision: " << t.git_revision
+        << "\n# created: " << t.created << "\n# tuning_seconds: " << t.tuning_seconds << "\n";
     if (t.resumed_points) out << "# resumed_points: " << t.resumed_points << "\n";
     out << point_header() << "\n";
     for (const TunedPoint& p : t.points) out << point_line(p) << "\n";

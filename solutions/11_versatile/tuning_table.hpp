@@ -20,14 +20,16 @@ struct TunedPoint {
 
 struct TuningTable {
     std::string device, precision, layout;
+    std::string compute_capability;  // "9.0": a GPU without a table of its own borrows one of its own architecture
+    int sms = 0;                     // the tuning GPU's SM count, to which its grids were sized
     std::string git_revision, created;
     double tuning_seconds = 0;
     int resumed_points = 0;  // points taken from the resume file: tuning_seconds does not count them
     std::vector<TunedPoint> points;
 };
 
-// A table is a CSV file: "# key: value" lines (device, precision, layout, git_revision, created,
-// tuning_seconds, resumed_points), then the header `m,n,<config_fields()>,gbps` and one line per
+// A table is a CSV file: "# key: value" lines (device, compute_capability, sms, precision, layout,
+// git_revision, created, tuning_seconds, resumed_points), then the header `m,n,<config_fields()>,gbps` and one line per
 // point. The tuner's resume file is the same lines without the metadata.
 // load throws std::runtime_error naming what is wrong (unreadable, another header, an invalid entry).
 TuningTable load_tuning_table(const std::string& path);
