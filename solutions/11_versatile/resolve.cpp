@@ -174,6 +174,21 @@ std::string table_path(const std::string& table, const std::string& device, Prec
     return table;
 }
 
+const TuningTable* table_for(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
+                             std::int64_t m, std::int64_t n) {
+    const Layout kl = kernel_layout(layout, m, n);
+    const std::string path = table_path(table, device.name, precision, layout, m, n);
+    try {
+        const TuningTable& t = table_at(path);
+        if (t.device == device.name && t.precision == to_string(precision) && t.layout == to_string(kl)) return &t;
+        return nullptr;
+    } catch (const std::exception&) {
+    }
+    const bool in_folder = table.empty() || table == "auto" || std::filesystem::is_directory(table);
+    return in_folder ? borrowed_table(std::filesystem::path(path).parent_path().string(), device, precision, kl)
+                     : nullptr;
+}
+
 Resolved resolve(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
                  std::int64_t m, std::int64_t n, const ConfigOverrides& overrides) {
     const bool in_folder = table.empty() || table == "auto" || std::filesystem::is_directory(table);

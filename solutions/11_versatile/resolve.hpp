@@ -34,6 +34,14 @@ using ConfigOverrides = std::vector<std::pair<const ConfigField*, std::string>>;
 std::string table_path(const std::string& table, const std::string& device, Precision precision, Layout layout,
                        std::int64_t m, std::int64_t n);
 
+struct TuningTable;
+
+// The table resolve() looks an m×n problem up in: this GPU's; else, where the table is looked up in
+// a folder, the one it borrows; nullptr where there is none. (The benchmark's mesh suite measures
+// its points.)
+const TuningTable* table_for(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
+                             std::int64_t m, std::int64_t n);
+
 // The configuration for an m×n problem on this device: the table's nearest point of the shape's
 // vector class, fitted to the shape. Where the table is looked up in a folder ("auto" or a folder)
 // and this GPU has none there: the table of the GPU of the same compute capability with the

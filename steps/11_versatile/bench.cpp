@@ -88,26 +88,26 @@ struct Bench {
     }
 };
 
-// Sørensen's mesh as the tuning table holds it (each point once per vector class).
+// Sørensen's mesh as the tuning table holds it (each point once per vector class): this GPU's
+// table, or the one it borrows.
 template <class T>
 void run_mesh(Bench<T>& b, gemv::DeviceProblem<T>& p, gemv::Layout layout) {
-    try {
-        const gemv::TuningTable t = gemv::load_tuning_table(
-            gemv::table_path(b.o.text("table-dir"), b.f.name, gemv::precision_of<T>(), layout, 2, 2));
-        std::vector<std::int64_t> axis;
-        std::int64_t largest = 0;
-        for (const gemv::TunedPoint& q : t.points) {
-            axis.push_back(layout == gemv::Layout::col ? q.n : q.m);
-            largest = std::max(largest, q.m * q.n);
-        }
-        std::sort(axis.begin(), axis.end());
-        axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
-        for (std::int64_t m : axis)
-            for (std::int64_t n : axis)
-                if (m * n <= largest) b.measure(p, "mesh", layout, m, n);
-    } catch (const std::exception& e) {
-        std::cerr << "mesh suite: " << e.what() << "\n";
+    const gemv::TuningTable* t = gemv::table_for(b.o.text("table-dir"), b.f, gemv::precision_of<T>(), layout, 2, 2);
+    if (!t) {
+        std::cerr << "mesh suite: no table of this GPU's or its architecture's to take the mesh from\n";
+        return;
     }
+    std::vector<std::int64_t> axis;
+    std::int64_t largest = 0;
+    for (const gemv::TunedPoint& q : t->points) {
+        axis.push_back(layout == gemv::Layout::col ? q.n : q.m);
+        largest = std::max(largest, q.m * q.n);
+    }
+    std::sort(axis.begin(), axis.end());
+    axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
+    for (std::int64_t m : axis)
+        for (std::int64_t n : axis)
+            if (m * n <= largest) b.measure(p, "mesh", layout, m, n);
 }
 
 template <class T>
