@@ -158,6 +158,20 @@ double measure_read_ceiling(const DeviceFacts& f, int reps) {
     return static_cast<double>(bytes) / (best_ms * 1e6);
 }
 
+__global__ void empty_kernel() {}
+
+double measure_empty_launch_ms(const DeviceFacts& f, int reps) {
+    const int grid = f.sm_count * std::max(1, f.max_threads_per_sm / 256);  // a full wave, as a product's
+    return time_gpu(
+               f,
+               [&](cudaStream_t s) {
+                   empty_kernel<<<grid, 256, 0, s>>>();
+                   GEMV_CUDA_CHECK_LAUNCH();
+               },
+               {}, 2, reps, true)
+        .median_ms;
+}
+
 double measure_copy_gbps(const DeviceFacts& f, int reps) {
     const std::size_t bytes = std::min<std::size_t>(std::size_t(1) << 30, f.free_bytes / 8) & ~std::size_t(4095);
     DeviceArray<char> a(bytes), b(bytes);

@@ -109,6 +109,10 @@ double measure_read_ceiling(const DeviceFacts& facts, int reps = 10);
 // a kernel that writes as many bytes as it reads (m×1 and m×2 products write y, a large share).
 double measure_copy_gbps(const DeviceFacts& facts, int reps = 10);
 
+// Median time of launching a kernel that does nothing, cold L2 as every timing: what a product of
+// any size pays before its first byte. A small matrix is judged against bytes / ceiling plus this.
+double measure_empty_launch_ms(const DeviceFacts& facts, int reps = 20);
+
 // Evicts L2 by reading a buffer of twice its size.
 class L2Scrubber {
 public:

@@ -1,7 +1,8 @@
 // Step 11's benchmark: the tuned kernel beside cuBLAS (step 12's calls), the read ceiling and the
 // copy figure, in one run, cold L2, every output verified. Suites: the target shapes, the tuning
 // mesh, Sørensen's figure-4 curves, shapes off the mesh (or given on the command line) against a
-// search at that shape, and odd shapes drawn from a seed. Writes CSV; prints the figures the
+// search at that shape, odd shapes drawn from a seed, and the weight matrices language models
+// decode with (step 15's formats), each beside its floor (bytes at the ceiling after an empty launch). Writes CSV; prints the figures the
 // targets are judged by on stderr.
 #include <algorithm>
 #include <cmath>
@@ -21,7 +22,7 @@
 namespace {
 
 struct Row {
-    std::string suite;
+    std::string suite, layer;  // layer: the decode suite's name of the weight matrix
     gemv::Layout layout;
     std::int64_t m, n;
     std::string config, plan, source, best_config, best_by_loads;
@@ -32,7 +33,7 @@ template <class T>
 struct Bench {
     const gemv::Options& o;
     gemv::DeviceFacts f;
-    double ceiling = 0, copy = 0;
+    double ceiling = 0, copy = 0, launch_ms = 0;  // launch_ms: an empty kernel's, cold L2
     std::int64_t max_elems = 0, max_dim = 0;
     std::vector<Row> rows;
     CublasHandle cublas;
@@ -40,6 +41,7 @@ struct Bench {
     explicit Bench(const gemv::Options& opt) : o(opt), f(gemv::query_device()) {
         ceiling = gemv::measure_read_ceiling(f, 20);
         copy = gemv::measure_copy_gbps(f, 20);
+        launch_ms = gemv::measure_empty_launch_ms(f, 20);
         max_elems = (o.integer("max-mib") << 20) / std::int64_t(sizeof(T));
         max_dim = std::min<std::int64_t>(max_elems, std::int64_t(1) << 29);
     }
@@ -47,11 +49,11 @@ struct Bench {
     // can pass 2^63.
     bool fits(std::int64_t m, std::int64_t n) const { return m <= max_dim && n <= max_dim && m <= max_elems / n; }
     void measure(gemv::DeviceProblem<T>& p, const std::string& suite, gemv::Layout layout, std::int64_t m,
-                 std::int64_t n, bool search = false) {
+                 std::int64_t n, bool search = false, const std::string& layer = "") {
         if (!fits(m, n)) return;
         p.use(m, n, layout);
         const gemv::Resolved c = gemv::resolve(o.text("table-dir"), f, gemv::precision_of<T>(), layout, m, n);
-        Row r{suite, layout, m, n, describe(c.config), "", c.source};
+        Row r{suite, layer, layout, m, n, describe(c.config), "", c.source};
         const gemv::VersatileGemv<T> gemv(c.config, layout, m, n);
         r.plan = describe(gemv.plan());
         r.t11 = p.verified_median_ms(
@@ -86,6 +88,10 @@ struct Bench {
     double gbps(const Row& r, double ms) const {
         return double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())) / (ms * 1e6);
     }
+    // The least time a product can take: its bytes at the read ceiling, after an empty launch.
+    double floor_ms(const Row& r) const {
+        return double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())) / (ceiling * 1e6) + launch_ms;
+    }
 };
 
 // Sørensen's mesh as the tuning table holds it (each point once per vector class): this GPU's
@@ -109,6 +115,19 @@ void run_mesh(Bench<T>& b, gemv::DeviceProblem<T>& p, gemv::Layout layout) {
         for (std::int64_t n : axis)
             if (m * n <= largest) b.measure(p, "mesh", layout, m, n);
 }
+
+// The weight matrices a language model multiplies by one token's vector at decode, named as its
+// layers (an 8B-class and a 70B-class model of the Llama 3 shapes): rows are outputs, columns inputs.
+struct Layer {
+    const char* name;
+    std::int64_t m, n;
+};
+constexpr Layer kDecodeLayers[] = {
+    {"8B attention q, o", 4096, 4096},  {"8B attention k, v", 1024, 4096}, {"8B mlp gate, up", 14336, 4096},
+    {"8B mlp down", 4096, 14336},       {"8B vocabulary", 128256, 4096},   {"70B attention q, o", 8192, 8192},
+    {"70B attention k, v", 1024, 8192}, {"70B mlp gate, up", 28672, 8192}, {"70B mlp down", 8192, 28672},
+    {"70B vocabulary", 128256, 8192},
+};
 
 template <class T>
 void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite, gemv::Layout layout) {
@@ -150,6 +169,8 @@ void run_suite(Bench<T>& b, gemv::DeviceProblem<T>& p, const std::string& suite,
             }
             b.measure(p, suite, layout, m, n, true);
         }
+    } else if (suite == "decode") {
+        for (const Layer& l : kDecodeLayers) b.measure(p, suite, layout, l.m, l.n, false, l.name);
     } else if (suite == "odd") {
         for (auto [m, n] : odd_shapes(o.seed, int(o.integer("odd-points")), sizeof(T), b.max_elems))
             b.measure(p, suite, layout, m, n);
@@ -180,6 +201,8 @@ void write_csv(const Bench<T>& b, std::ostream& out) {
                         {"reps", std::to_string(b.o.reps), true},
                         {"ceiling_gbps", number(b.ceiling), true},
                         {"copy_gbps", number(b.copy), true},
+                        {"launch_ms", number(b.launch_ms), true},
+                        {"floor_ms", number(b.floor_ms(r)), true},
                         {"step11_ms", number(r.t11), true},
                         {"step11_gbps", number(b.gbps(r, r.t11)), true},
                         {"cublas_ms", number(r.tcublas), true},
@@ -242,6 +265,32 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
     std::cerr << "\n";
 }
 
+// The decode suite's figures, per layout, on stderr: the shapes of 100 MiB or more against the
+// ceiling, every shape against cuBLAS, the ones under 64 MiB against the floor.
+template <class T>
+void print_decode_verdict(const Bench<T>& b, gemv::Layout layout) {
+    double big_pct = 1e9, ratio = 1e9, over_floor = 0;
+    std::string big_at, ratio_at, floor_at;
+    for (const Row& r : b.rows) {
+        if (r.layout != layout || r.suite != "decode") continue;
+        const double bytes = double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>()));
+        if (bytes >= 100.0 * (1 << 20) && 100 * b.gbps(r, r.t11) / b.ceiling < big_pct)
+            big_pct = 100 * b.gbps(r, r.t11) / b.ceiling, big_at = r.layer;
+        if (std::isfinite(r.tcublas) && r.tcublas / r.t11 < ratio) ratio = r.tcublas / r.t11, ratio_at = r.layer;
+        if (bytes < 64.0 * (1 << 20) && r.t11 / b.floor_ms(r) > over_floor)
+            over_floor = r.t11 / b.floor_ms(r), floor_at = r.layer;
+    }
+    if (big_at.empty() && ratio_at.empty() && floor_at.empty()) return;
+    std::cerr << std::fixed << gemv::to_string(gemv::precision_of<T>()) << " " << gemv::to_string(layout) << " decode:";
+    if (!big_at.empty())
+        std::cerr << std::setprecision(1) << " >=100MiB min " << big_pct << "% of ceiling (" << big_at << ");";
+    if (!ratio_at.empty()) std::cerr << std::setprecision(3) << " min " << ratio << "x cuBLAS (" << ratio_at << ");";
+    if (!floor_at.empty())
+        std::cerr << std::setprecision(2) << " <64MiB worst " << over_floor << "x the floor (" << floor_at
+                  << "; launch " << std::setprecision(4) << b.launch_ms << " ms);";
+    std::cerr << "\n";
+}
+
 template <class T>
 int bench(const gemv::Options& o) {
     Bench<T> b(o);
@@ -263,7 +312,10 @@ int bench(const gemv::Options& o) {
     const std::string out = o.text("out");
     if (out != "-") file.open(out);
     write_csv(b, out == "-" ? std::cout : file);
-    for (gemv::Layout layout : layouts) print_verdict(b, layout);
+    for (gemv::Layout layout : layouts) {
+        print_verdict(b, layout);
+        print_decode_verdict(b, layout);
+    }
     return gemv::kExitOk;
 }
 
@@ -280,7 +332,7 @@ int main(int argc, char** argv) {
     spec.default_reps = 15;
     spec.options = {
         gemv::choice_option("suite", "what to measure", "targets",
-                            {"targets", "mesh", "curves", "offmesh", "odd", "shapes", "all"}),
+                            {"targets", "mesh", "curves", "offmesh", "odd", "decode", "shapes", "all"}),
         gemv::choice_option("layouts", "which layouts", "both", {"col", "row", "both"}),
         gemv::integer_option("max-mib", "largest footprint of A, MiB", 4096, 1, 1 << 20),
         gemv::integer_option("offmesh-points", "shapes off the mesh to check", 8, 1, 1000),
