@@ -2,8 +2,8 @@
 // copy figure, in one run, cold L2, every output verified. Suites: the target shapes, the tuning
 // mesh, Sørensen's figure-4 curves, shapes off the mesh (or given on the command line) against a
 // search at that shape, odd shapes drawn from a seed, and the weight matrices language models
-// decode with (step 15's formats), each beside its floor (bytes at the ceiling after an empty launch). Writes CSV; prints the figures the
-// targets are judged by on stderr.
+// decode with (step 15's formats); each beside its floor (its bytes at the ceiling after an empty
+// launch). Writes CSV; prints the figures the targets are judged by on stderr.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
