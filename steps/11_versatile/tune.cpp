@@ -201,5 +201,13 @@ int main(int argc, char** argv) {
                           "where to write the table (with --tables all: the folder; default: beside the "
                           "solution)",
                           "auto")};
-    return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) { return tune(o); });
+    return gemv::run_step(argc, argv, spec, [](const gemv::Options& o) {
+        // Options that contradict each other are refused before the GPU is asked for, on any machine.
+        const bool all = o.text("tables") == "all";
+        if (all && (o.given(gemv::CommonOption::precision) || o.given(gemv::CommonOption::layout)))
+            throw gemv::UsageError("--tables all tunes every precision and layout: leave out --precision and --layout");
+        if (!all && o.text("retune") == "yes")
+            throw gemv::UsageError("--retune yes is for --tables all (one table given is always tuned)");
+        return tune(o);
+    });
 }
