@@ -21,6 +21,9 @@ struct DeviceFacts {
     int id = 0;
     std::string name;
     int cc_major = 0, cc_minor = 0;
+    std::string compute_capability() const {  // "9.0"
+        return std::to_string(cc_major) + "." + std::to_string(cc_minor);
+    }
     int sm_count = 0;
     std::size_t global_bytes = 0, free_bytes = 0;
     int l2_bytes = 0;

@@ -86,10 +86,6 @@ std::string fitted(const TuningTable& t, const DeviceFacts& device, Layout kl, s
     return "the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" + why + ")";
 }
 
-std::string compute_capability(const DeviceFacts& device) {
-    return std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor);
-}
-
 // Another GPU's table in `folder` for this precision and layout, tuned on this GPU's architecture
 // (the same compute capability): the one whose SM count is nearest. None where there is none.
 const TuningTable* borrowed_table(const std::string& folder, const DeviceFacts& device, Precision precision,
@@ -102,7 +98,7 @@ const TuningTable* borrowed_table(const std::string& folder, const DeviceFacts& 
         if (path.size() < suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(), suffix)) continue;
         try {
             const TuningTable& t = table_at(path);
-            if (t.device == device.name || t.compute_capability != compute_capability(device) ||
+            if (t.device == device.name || t.compute_capability != device.compute_capability() ||
                 t.precision != to_string(precision) || t.layout != to_string(kl))
                 continue;
             const auto distance = [&](const TuningTable* u) { return std::abs(u->sms - device.sm_count); };
@@ -114,40 +110,56 @@ const TuningTable* borrowed_table(const std::string& folder, const DeviceFacts& 
     return best;
 }
 
-// This GPU's table's choice; else, where the table was looked up in a folder, the choice of the
-// table of the nearest GPU of the same architecture; else the heuristic's, with the reason.
-Resolved from_table(const std::string& path, bool in_folder, const DeviceFacts& device, Precision precision, Layout kl,
-                    std::int64_t m, std::int64_t n) {
-    const std::size_t elem = element_size(precision);
-    VersatileConfig c;
-    const TunedPoint* point = nullptr;
-    const TuningTable* t = nullptr;
+// The table an m×n problem is looked up in: this GPU's; else, where the table is looked up in a
+// folder ("auto" or a folder), the table of the nearest GPU of the same architecture (borrowed);
+// else none, and why this GPU has none.
+struct Lookup {
+    const TuningTable* table = nullptr;
+    bool borrowed = false;
+    std::string why;
+};
+
+Lookup lookup(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout, std::int64_t m,
+              std::int64_t n) {
+    const Layout kl = kernel_layout(layout, m, n);
+    const std::string path = table_path(table, device.name, precision, layout, m, n);
     std::string why;
     try {
-        t = &table_at(path);
+        const TuningTable& t = table_at(path);
+        if (t.device == device.name && t.precision == to_string(precision) && t.layout == to_string(kl))
+            return {&t, false, ""};
+        return {nullptr, false,
+                "the table " + path + " is for " + t.device + ", " + t.precision + ", " + t.layout +
+                    ", not this device and problem"};
     } catch (const std::exception& e) {
         why = std::string("no usable tuning table: ") + e.what();
     }
-    if (t && (t->device != device.name || t->precision != to_string(precision) || t->layout != to_string(kl)))
-        return heuristic(device, kl, m, n, elem,
-                         "the table " + path + " is for " + t->device + ", " + t->precision + ", " + t->layout +
-                             ", not this device and problem");
-    if (t) {
-        why = fitted(*t, device, kl, m, n, elem, c, point);
-        if (!why.empty()) return heuristic(device, kl, m, n, elem, why);
-        return {c, ConfigSource::tuned, "tuned at " + std::to_string(point->m) + " x " + std::to_string(point->n)};
-    }
+    const bool in_folder = table.empty() || table == "auto" || std::filesystem::is_directory(table);
     const TuningTable* other =
         in_folder ? borrowed_table(std::filesystem::path(path).parent_path().string(), device, precision, kl) : nullptr;
-    if (!other) return heuristic(device, kl, m, n, elem, why);
-    warn_once("no tuning table for " + device.name + ", " + to_string(precision) + ", " + to_string(kl) + ": using " +
-              other->device + "'s, tuned on the same architecture (compute capability " + other->compute_capability +
-              ", " + std::to_string(other->sms) + " SMs); " + kTuneThisGpu);
-    const std::string unfit = fitted(*other, device, kl, m, n, elem, c, point);
+    return {other, other != nullptr, why};
+}
+
+// The looked-up table's nearest point fitted to the problem; the heuristic's choice, with the
+// reason, where there is no table or the fitted configuration cannot run.
+Resolved from_table(const Lookup& found, const DeviceFacts& device, Precision precision, Layout kl, std::int64_t m,
+                    std::int64_t n) {
+    const std::size_t elem = element_size(precision);
+    if (!found.table) return heuristic(device, kl, m, n, elem, found.why);
+    const TuningTable& t = *found.table;
+    if (found.borrowed)
+        warn_once("no tuning table for " + device.name + ", " + to_string(precision) + ", " + to_string(kl) +
+                  ": using " + t.device + "'s, tuned on the same architecture (compute capability " +
+                  t.compute_capability + ", " + std::to_string(t.sms) + " SMs); " + kTuneThisGpu);
+    VersatileConfig c;
+    const TunedPoint* point = nullptr;
+    const std::string unfit = fitted(t, device, kl, m, n, elem, c, point);
     if (!unfit.empty()) return heuristic(device, kl, m, n, elem, unfit);
+    const std::string at = std::to_string(point->m) + " x " + std::to_string(point->n);
+    if (!found.borrowed) return {c, ConfigSource::tuned, "tuned at " + at};
     return {c, ConfigSource::borrowed,
-            "tuned on " + other->device + " at " + std::to_string(point->m) + " x " + std::to_string(point->n) +
-                ", fitted to this GPU's " + std::to_string(device.sm_count) + " SMs (no table of its own)"};
+            "tuned on " + t.device + " at " + at + ", fitted to this GPU's " + std::to_string(device.sm_count) +
+                " SMs (no table of its own)"};
 }
 
 }  // namespace
@@ -176,23 +188,12 @@ std::string table_path(const std::string& table, const std::string& device, Prec
 
 const TuningTable* table_for(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
                              std::int64_t m, std::int64_t n) {
-    const Layout kl = kernel_layout(layout, m, n);
-    const std::string path = table_path(table, device.name, precision, layout, m, n);
-    try {
-        const TuningTable& t = table_at(path);
-        if (t.device == device.name && t.precision == to_string(precision) && t.layout == to_string(kl)) return &t;
-        return nullptr;
-    } catch (const std::exception&) {
-    }
-    const bool in_folder = table.empty() || table == "auto" || std::filesystem::is_directory(table);
-    return in_folder ? borrowed_table(std::filesystem::path(path).parent_path().string(), device, precision, kl)
-                     : nullptr;
+    return lookup(table, device, precision, layout, m, n).table;
 }
 
 Resolved resolve(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
                  std::int64_t m, std::int64_t n, const ConfigOverrides& overrides) {
-    const bool in_folder = table.empty() || table == "auto" || std::filesystem::is_directory(table);
-    Resolved r = from_table(table_path(table, device.name, precision, layout, m, n), in_folder, device, precision,
+    Resolved r = from_table(lookup(table, device, precision, layout, m, n), device, precision,
                             kernel_layout(layout, m, n), m, n);
     for (const auto& [field, text] : overrides) {
         const std::string why = field->set(r.config, text);

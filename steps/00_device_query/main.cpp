@@ -16,7 +16,7 @@ int query(const gemv::Options& o) {
     using gemv::fixed;
     const gemv::Fields facts = {
         {"device", f.name, false},
-        {"compute_capability", std::to_string(f.cc_major) + "." + std::to_string(f.cc_minor), false},
+        {"compute_capability", f.compute_capability(), false},
         {"sms", std::to_string(f.sm_count), true},
         {"global_memory", gemv::format_bytes(double(f.global_bytes)), false},
         {"free_memory", gemv::format_bytes(double(f.free_bytes)), false},

@@ -110,7 +110,7 @@ void tune_table(const gemv::Options& o, const gemv::DeviceFacts& f, const Job& j
     }
     gemv::TuningTable t;
     t.device = f.name;
-    t.compute_capability = std::to_string(f.cc_major) + "." + std::to_string(f.cc_minor);
+    t.compute_capability = f.compute_capability();
     t.sms = f.sm_count;
     t.precision = gemv::to_string(gemv::precision_of<T>());
     t.layout = gemv::to_string(j.layout);
