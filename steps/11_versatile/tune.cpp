@@ -44,13 +44,14 @@ std::map<MeshPoint, gemv::TunedPoint> resume(const std::string& partial, gemv::L
     return done;
 }
 
-// One table to tune: its problem, where it goes, and its mesh.
+// One table to tune: its problem, where it goes, its mesh, and the points a stopped run finished.
 struct Job {
     gemv::Precision precision;
     gemv::Layout layout;
     std::string out;
     std::int64_t max_elems = 0, max_dim = 0;  // the largest matrix and side
     std::vector<MeshPoint> points;            // those whose own layout is this one (1 x n column-major is row-major's)
+    std::map<MeshPoint, gemv::TunedPoint> resumed;  // from <out>.partial
 };
 
 Job make_job(const gemv::Options& o, const gemv::DeviceFacts& f, gemv::Precision precision, gemv::Layout layout) {
@@ -60,11 +61,14 @@ Job make_job(const gemv::Options& o, const gemv::DeviceFacts& f, gemv::Precision
     j.max_elems = budget / std::int64_t(elem);
     const std::vector<std::int64_t> axis = gemv::mesh_axis(int(o.integer("points")), j.max_elems / 10);
     j.max_dim = axis.back();
-    if (j.out == "auto" || j.out.empty() || o.text("tables") == "all")
-        j.out = (j.out == "auto" || j.out.empty() ? gemv::default_tuning_dir() : j.out) + "/" +
-                gemv::tuning_file_name(f.name, precision, layout);
+    // --out: the table's file; with --tables all, the folder of the tables ("auto": beside the solution).
+    const bool automatic = j.out == "auto" || j.out.empty();
+    if (automatic || o.text("tables") == "all")
+        j.out =
+            (automatic ? gemv::default_tuning_dir() : j.out) + "/" + gemv::tuning_file_name(f.name, precision, layout);
     for (const MeshPoint& p : gemv::mesh_points(layout, axis, j.max_elems, elem))
         if (gemv::kernel_layout(layout, p.first, p.second) == layout) j.points.push_back(p);
+    j.resumed = resume(j.out + ".partial", layout, elem);
     return j;
 }
 
@@ -90,7 +94,7 @@ struct Progress {
 template <class T>
 void tune_table(const gemv::Options& o, const gemv::DeviceFacts& f, const Job& j, Progress& progress) {
     const std::string partial = j.out + ".partial";
-    std::map<MeshPoint, gemv::TunedPoint> done = resume(partial, j.layout, sizeof(T));
+    std::map<MeshPoint, gemv::TunedPoint> done = j.resumed;
     const int resumed = static_cast<int>(done.size());
     gemv::DeviceProblem<T> p(j.max_elems, j.max_dim, o.seed);
     std::ofstream log(partial, done.empty() ? std::ios::trunc : std::ios::app);
@@ -155,11 +159,9 @@ int tune(const gemv::Options& o) {
         }
     Progress progress;
     progress.tables = static_cast<int>(jobs.size());
-    for (const Job& j : jobs) {
-        const auto resumed = resume(j.out + ".partial", j.layout, gemv::element_size(j.precision));
+    for (const Job& j : jobs)
         for (auto [m, n] : j.points)
-            if (!resumed.count({m, n})) progress.total += double(m) * double(n) * gemv::element_size(j.precision);
-    }
+            if (!j.resumed.count({m, n})) progress.total += double(m) * double(n) * gemv::element_size(j.precision);
     std::size_t points = 0;
     for (const Job& j : jobs) points += j.points.size();
     std::cerr << "tuning " << jobs.size() << " table" << (jobs.size() == 1 ? "" : "s") << " on " << f.name << " ("
