@@ -4,10 +4,11 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
-using Shape2 = std::pair<std::int64_t, std::int64_t>;
+#include "mesh.hpp"
+
+using Shape2 = gemv::MeshPoint;  // m, n
 
 // "807x168107,3109x23813" as shapes, or why not ("" when the text is good).
 std::string parse_shapes(const std::string& text, std::vector<Shape2>* out = nullptr);
