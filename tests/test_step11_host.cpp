@@ -59,9 +59,12 @@ gemv::DeviceFacts test_gpu(const std::string& name, int sm_count, int cc_major =
     gemv::DeviceFacts f;
     f.name = name;
     f.sm_count = sm_count;
+    f.max_threads_per_sm = 2048;  // Hopper's
     f.cc_major = cc_major;
     return f;
 }
+
+const gemv::GpuSize kH100{132, 2048};  // 132 SMs of 2,048 threads
 
 // Tall: one thread per row group. Wide: 64 threads along the columns, rows split across blocks.
 std::vector<gemv::TunedPoint> two_points() {
@@ -171,19 +174,19 @@ TEST_CASE("step 11: the heuristic is valid for any shape, with more loads in fli
             for (std::int64_t m : {1, 2, 3, 31, 33, 1025, 65537, 4000037})
                 for (std::int64_t n : {1, 2, 3, 31, 33, 1025, 65537, 4000037}) {
                     const gemv::Layout kl = gemv::kernel_layout(layout, m, n);
-                    const gemv::VersatileConfig c = gemv::versatile_heuristic(kl, m, n, elem, 132);
+                    const gemv::VersatileConfig c = gemv::versatile_heuristic(kl, m, n, elem, kH100);
                     INFO(m << " x " << n << " " << gemv::layout_word(layout) << ", " << describe(c));
                     REQUIRE(gemv::versatile_invalid(c, kl, m, n, elem).empty());
                 }
-    REQUIRE(gemv::versatile_heuristic(gemv::Layout::row, 1025, 65537, 4, 132).unroll == 16);  // 4-byte loads
-    REQUIRE(gemv::versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, 132).unroll == 8);   // 8-byte loads
-    REQUIRE(gemv::versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, 132).unroll == 4);   // 16-byte loads
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::row, 1025, 65537, 4, kH100).unroll == 16);  // 4-byte loads
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::row, 1025, 65537, 8, kH100).unroll == 8);   // 8-byte loads
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::col, 65536, 1025, 4, kH100).unroll == 4);   // 16-byte loads
     // Column-major with an odd m: staggered 16-byte loads, 4 threads (float) along the columns or more.
-    const gemv::VersatileConfig odd = gemv::versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, 132);
+    const gemv::VersatileConfig odd = gemv::versatile_heuristic(gemv::Layout::col, 65537, 1025, 4, kH100);
     REQUIRE(odd.loads == gemv::Loads::staggered);
     REQUIRE(odd.vector == 4);
     REQUIRE(odd.threads_per_row % 4 == 0);
-    REQUIRE(gemv::versatile_heuristic(gemv::Layout::col, 31, 1025, 4, 132).loads ==
+    REQUIRE(gemv::versatile_heuristic(gemv::Layout::col, 31, 1025, 4, kH100).loads ==
             gemv::Loads::aligned);  // too few rows
 }
 
@@ -229,13 +232,41 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("step 11: a wave is the blocks the GPU holds, from its SMs and the threads an SM holds", "[step11]") {
+    const gemv::GpuSize ada{142, 1536};  // an L40S: 1,536 threads an SM
+    REQUIRE(gemv::blocks_per_wave(kH100, 256) == 132 * 8);
+    REQUIRE(gemv::blocks_per_wave(ada, 256) == 142 * 6);
+    REQUIRE(gemv::blocks_per_wave(ada, 1024) == 142);  // a block larger than 1,536 / 2 still runs, one an SM
+    // The heuristic splits a wide row-major problem's few rows into one wave of the GPU it runs on.
+    const auto blocks = [](gemv::GpuSize gpu) {
+        const gemv::VersatileConfig c = gemv::versatile_heuristic(gemv::Layout::row, 8, 1 << 24, 4, gpu);
+        return gemv::row_blocks(c, gemv::Layout::row, 8, 1 << 24) * c.blocks_per_row;
+    };
+    REQUIRE(blocks(kH100) >= gemv::blocks_per_wave(kH100, 256));
+    REQUIRE(blocks(ada) >= gemv::blocks_per_wave(ada, 256));
+    REQUIRE(blocks(ada) < blocks(kH100));
+    // resolve() sizes a fitted grid in waves of this GPU's blocks: 8450 blocks tuned on a GPU of 132
+    // SMs that hold 1,536 threads are 5.3 waves of 132 * 12; moved to 12 rows, 5 such waves.
+    const TempDir dir;
+    const std::int64_t n = 12996488;  // 20 rows, four to a block (5 row blocks), split 1690 ways
+    const std::string path = saved_table(dir, "wave_row.csv", "double", "row",
+                                         {{20, n, {128, 2, 2, 32, 1690, gemv::Combine::last_block}, 100}});
+    gemv::DeviceFacts small = test_gpu("Test GPU", 132);
+    small.max_threads_per_sm = 1536;
+    const auto c = gemv::resolve(path, small, gemv::Precision::f64, gemv::Layout::row, 12, n);
+    const std::int64_t wave = gemv::blocks_per_wave({132, 1536}, 128);
+    const std::int64_t rows = gemv::row_blocks(c.config, gemv::Layout::row, 12, n);
+    REQUIRE(rows == 3);
+    REQUIRE(std::llabs(rows * c.config.blocks_per_row - 5 * wave) <= rows);
+}
+
 TEST_CASE("step 11: a split configuration moved to another m keeps whole waves of blocks", "[step11]") {
     const TempDir dir;
     // 20 rows, four to a block (5 row blocks), split 1690 ways: 8450 blocks, 4.0 waves of 132 * 16.
     const std::int64_t n = 12996488;
     std::string path = saved_table(dir, "wave_row.csv", "double", "row",
                                    {{20, n, {128, 2, 2, 32, 1690, gemv::Combine::last_block}, 100}});
-    const std::int64_t wave = gemv::blocks_per_wave(132, 128);
+    const std::int64_t wave = gemv::blocks_per_wave(kH100, 128);
     for (std::int64_t m : {std::int64_t(4), std::int64_t(12), std::int64_t(16), std::int64_t(20), std::int64_t(64)}) {
         INFO("m = " << m);
         const auto c = gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f64, gemv::Layout::row, m, n);
@@ -256,12 +287,12 @@ TEST_CASE("step 11: a split configuration moved to another m keeps whole waves o
     const auto six =
         gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f64, gemv::Layout::col, 6, n).config;
     REQUIRE(six.loads == gemv::Loads::flat);
-    REQUIRE(six.blocks_per_row == 4 * gemv::blocks_per_wave(132, 256));
+    REQUIRE(six.blocks_per_row == 4 * gemv::blocks_per_wave(kH100, 256));
     const auto four =
         gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f64, gemv::Layout::col, 4, n).config;
     REQUIRE(four.loads == gemv::Loads::aligned);
     REQUIRE(four.threads_per_row == 256 / 2);
-    REQUIRE(four.blocks_per_row == 4 * gemv::blocks_per_wave(132, 256));
+    REQUIRE(four.blocks_per_row == 4 * gemv::blocks_per_wave(kH100, 256));
     REQUIRE(gemv::versatile_invalid(four, gemv::Layout::col, 4, n, 8).empty());
 }
 
@@ -366,7 +397,7 @@ TEST_CASE("step 11: a GPU without a table borrows the table of the nearest GPU o
     REQUIRE(mid.how == gemv::ConfigSource::borrowed);
     REQUIRE(mid.source.find("Small Hopper") != std::string::npos);
     const std::int64_t rows = gemv::row_blocks(mid.config, gemv::Layout::row, 20, n);
-    REQUIRE(std::llabs(rows * mid.config.blocks_per_row - 4 * gemv::blocks_per_wave(120, 128)) <= rows / 2);
+    REQUIRE(std::llabs(rows * mid.config.blocks_per_row - 4 * gemv::blocks_per_wave({120, 2048}, 128)) <= rows / 2);
     REQUIRE(gemv::versatile_invalid(mid.config, gemv::Layout::row, 20, n, 8).empty());
     REQUIRE(at(test_gpu("Large Hopper", 140)).source.find("Big Hopper") != std::string::npos);
     // No table of its architecture: the heuristic. A table file named outright is not borrowed from.

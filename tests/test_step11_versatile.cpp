@@ -91,7 +91,7 @@ TEST_CASE("step 11: past 2^31 elements with odd m and n, narrow, realigned and s
               gemv::VersatileConfig{256, 4, 2, col ? 8 : 32, 7, gemv::Combine::last_block, gemv::Loads::realigned},
               gemv::VersatileConfig{512, 4, 4, col ? 4 : 512, 1, gemv::Combine::store, gemv::Loads::staggered},
               gemv::VersatileConfig{256, 4, 2, col ? 8 : 32, 7, gemv::Combine::atomic_last, gemv::Loads::staggered},
-              gemv::versatile_heuristic(layout, m, n, 4, 132)})
+              gemv::versatile_heuristic(layout, m, n, 4, {132, 2048})})
             check(p, c, gemv_test::describe({m, n}, layout, "float"));
     }
 }

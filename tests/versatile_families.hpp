@@ -85,7 +85,7 @@ inline std::vector<gemv::VersatileConfig> families(gemv::Layout problem_layout, 
                 add(out, {96, widest, unroll, 96, grid, grid == 1 ? gemv::Combine::store : combine, gemv::Loads::tiles},
                     layout, m, n, elem);
     }
-    out.push_back(gemv::versatile_heuristic(layout, m, n, elem, 132));
+    out.push_back(gemv::versatile_heuristic(layout, m, n, elem, {132, 2048}));  // an H100
     return out;
 }
 

@@ -1,4 +1,5 @@
 // Which configurations can run an m×n problem, and the rows and blocks they make there.
+#include <algorithm>
 #include <climits>
 #include <numeric>
 #include <optional>
@@ -58,8 +59,8 @@ std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size) {
     return (groups * lanes + cluster) * c.vector * std::int64_t(acc_size);
 }
 
-std::int64_t blocks_per_wave(int sm_count, int block) {
-    return std::int64_t(sm_count) * (2048 / block);  // Hopper: 2048 threads per SM
+std::int64_t blocks_per_wave(GpuSize gpu, int block) {
+    return std::int64_t(gpu.sms) * std::max(1, gpu.threads_per_sm / block);
 }
 
 int widest_vector(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem) {

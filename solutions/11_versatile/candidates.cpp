@@ -32,7 +32,7 @@ struct Target {  // the problem and GPU the candidates are for
     Layout layout;
     std::int64_t m, n;
     std::size_t elem;
-    int sm_count;
+    GpuSize gpu;
     bool col() const { return layout == Layout::col; }
 };
 
@@ -77,7 +77,7 @@ std::vector<std::int64_t> threads_along(const Target& s, int block, int vector, 
 void add_splits(std::vector<VersatileConfig>& out, VersatileConfig c, const Target& s, int vector,
                 const std::vector<int>& unrolls) {
     const std::int64_t blocks = row_blocks(c, s.layout, s.m, s.n);
-    const std::int64_t wave = blocks_per_wave(s.sm_count, c.block);
+    const std::int64_t wave = blocks_per_wave(s.gpu, c.block);
     // Each thread keeps at least four loads' worth of columns of its slice.
     const std::int64_t sharing = s.col() ? c.threads_per_row : std::int64_t(c.threads_per_row) * vector;
     const std::int64_t max_splits = std::max<std::int64_t>(1, s.n / (4 * sharing));
@@ -134,7 +134,7 @@ void add_each_combine(std::vector<VersatileConfig>& out, NamedConfig c, std::int
 void add_flat_col(std::vector<VersatileConfig>& out, const Target& s, int widest) {
     for (int block : kFlatColBlocks) {
         const std::int64_t unit = flat_grid_unit(s.m, block, widest);
-        const std::int64_t wave = blocks_per_wave(s.sm_count, block);
+        const std::int64_t wave = blocks_per_wave(s.gpu, block);
         std::vector<std::int64_t> grids;
         for (std::int64_t waves : kWaves)
             grids.push_back(std::max<std::int64_t>(1, (waves * wave + unit / 2) / unit) * unit);
@@ -174,7 +174,7 @@ void add_tiles(std::vector<VersatileConfig>& out, const Target& s, int widest) {
             }
             for (std::int64_t waves : kWaves) {
                 const std::int64_t grid =
-                    std::min<std::int64_t>(waves * blocks_per_wave(s.sm_count, block),
+                    std::min<std::int64_t>(waves * blocks_per_wave(s.gpu, block),
                                            std::max<std::int64_t>(1, s.n / (std::int64_t(widest) * block * unroll)));
                 add_each_combine(out, NamedConfig(tiles).threads_per_row(block), grid, s);
             }
@@ -184,8 +184,8 @@ void add_tiles(std::vector<VersatileConfig>& out, const Target& s, int widest) {
 }  // namespace
 
 std::vector<VersatileConfig> candidate_configs(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
-                                               int sm_count) {
-    const Target s{layout, m, n, elem, sm_count};
+                                               GpuSize gpu) {
+    const Target s{layout, m, n, elem, gpu};
     std::vector<VersatileConfig> out;
     const int widest = widest_vector_of(elem), vector = widest_vector(layout, m, n, elem);
     // 16-byte loads that do not divide m (n): in place, staggered (first: a fast candidate early

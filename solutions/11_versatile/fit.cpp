@@ -15,20 +15,20 @@ namespace {
 struct Fit {
     const VersatileConfig& tuned;
     std::int64_t tuned_m, tuned_n;
-    int tuned_sm_count;  // the GPU the table was tuned on
+    GpuSize tuned_gpu;  // the GPU the table was tuned on
     Layout layout;
     std::int64_t m, n;
     std::size_t elem;
-    int sm_count;
+    GpuSize gpu;
     bool col() const { return layout == Layout::col; }
     std::int64_t along() const { return col() ? m : n; }  // the dimension the loads run along
-    bool other_gpu() const { return tuned_sm_count != sm_count; }
+    bool other_gpu() const { return tuned_gpu.sms != gpu.sms || tuned_gpu.threads_per_sm != gpu.threads_per_sm; }
     // The tuned grid held a number of waves of blocks (on the GPU it was tuned on); a shape with
     // another number of row blocks, or another GPU, keeps that number of whole waves, to the
     // nearest `unit`-sized step.
     std::int64_t units_keeping_waves(const VersatileConfig& c, std::int64_t tuned_blocks, std::int64_t unit) const {
-        const double waves = double(tuned_blocks) / double(blocks_per_wave(tuned_sm_count, c.block));
-        const std::int64_t wave = blocks_per_wave(sm_count, c.block);
+        const double waves = double(tuned_blocks) / double(blocks_per_wave(tuned_gpu, c.block));
+        const std::int64_t wave = blocks_per_wave(gpu, c.block);
         const double blocks = waves < 1 ? double(tuned_blocks) : double(std::llround(waves) * wave);
         return std::max<std::int64_t>(1, std::llround(blocks / double(unit)));
     }
@@ -117,9 +117,9 @@ void fit_split(const Fit& f, VersatileConfig& c) {
 }  // namespace
 
 VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
-                             int tuned_sm_count, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
-                             int sm_count) {
-    const Fit f{tuned, tuned_m, tuned_n, tuned_sm_count, layout, m, n, elem, sm_count};
+                             GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
+                             GpuSize gpu) {
+    const Fit f{tuned, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu};
     VersatileConfig c = tuned;
     fit_flat(f, c);
     fit_vector(f, c);

@@ -6,7 +6,7 @@
 
 namespace gemv {
 
-VersatileConfig versatile_heuristic(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem, int sm_count) {
+VersatileConfig versatile_heuristic(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem, GpuSize gpu) {
     const bool col = layout == Layout::col;
     const std::int64_t along = col ? m : n;
     VersatileConfig c;
@@ -31,7 +31,7 @@ VersatileConfig versatile_heuristic(Layout layout, std::int64_t m, std::int64_t 
     // 16 bytes (threads_per_row x m a multiple of the vector).
     if (staggered) c.threads_per_row = std::max(c.threads_per_row, staggered_threads_per_row(m, widest));
     const std::int64_t blocks = row_blocks(c, layout, m, n);
-    const std::int64_t wanted = blocks_per_wave(sm_count, c.block);  // one full wave
+    const std::int64_t wanted = blocks_per_wave(gpu, c.block);  // one full wave
     // Each thread keeps at least 16 loads' worth of its slice of the columns.
     const std::int64_t per_slice = 16 * std::int64_t(c.threads_per_row) * (col ? 1 : c.vector);
     const std::int64_t max_splits = std::max<std::int64_t>(1, n / per_slice);

@@ -72,15 +72,16 @@ const char* const kTuneThisGpu = "step11_tune --tables all tunes this GPU";
 Resolved heuristic(const DeviceFacts& device, Layout kl, std::int64_t m, std::int64_t n, std::size_t elem,
                    const std::string& why) {
     warn_once(why + "; using the heuristic configuration (" + kTuneThisGpu + ")");
-    return {versatile_heuristic(kl, m, n, elem, device.sm_count), ConfigSource::heuristic, "heuristic (" + why + ")"};
+    return {versatile_heuristic(kl, m, n, elem, gpu_size(device)), ConfigSource::heuristic, "heuristic (" + why + ")"};
 }
 
 // The table's nearest point fitted to m×n on this GPU, or why it does not fit (c unset).
 std::string fitted(const TuningTable& t, const DeviceFacts& device, Layout kl, std::int64_t m, std::int64_t n,
                    std::size_t elem, VersatileConfig& c, const TunedPoint*& point) {
     point = &nearest_point(t, kl, m, n, elem);
-    const int tuned_sms = t.device == device.name || t.sms == 0 ? device.sm_count : t.sms;
-    c = fit_to_shape(point->config, point->m, point->n, tuned_sms, kl, m, n, elem, device.sm_count);
+    // A borrowed table's GPU is of this one's architecture: the same threads an SM, other SMs.
+    const GpuSize tuned{t.device == device.name || t.sms == 0 ? device.sm_count : t.sms, device.max_threads_per_sm};
+    c = fit_to_shape(point->config, point->m, point->n, tuned, kl, m, n, elem, gpu_size(device));
     const std::string why = versatile_invalid(c, kl, m, n, elem);
     if (why.empty()) return "";
     return "the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" + why + ")";
@@ -163,6 +164,10 @@ Resolved from_table(const Lookup& found, const DeviceFacts& device, Precision pr
 }
 
 }  // namespace
+
+GpuSize gpu_size(const DeviceFacts& device) {
+    return {device.sm_count, device.max_threads_per_sm};
+}
 
 const char* to_string(ConfigSource s) {
     switch (s) {

@@ -11,6 +11,7 @@
 #include "config.hpp"
 #include "device.hpp"
 #include "problem.hpp"
+#include "shape_rules.hpp"
 
 namespace gemv {
 
@@ -35,6 +36,9 @@ std::string table_path(const std::string& table, const std::string& device, Prec
                        std::int64_t m, std::int64_t n);
 
 struct TuningTable;
+
+// This GPU as the shape rules see it: its SMs and the threads an SM holds.
+GpuSize gpu_size(const DeviceFacts& device);
 
 // The table resolve() looks an m×n problem up in: this GPU's; else, where the table is looked up in
 // a folder, the one it borrows; nullptr where there is none. (The benchmark's mesh suite measures

@@ -66,24 +66,31 @@ constexpr std::int64_t kFlatTileBytes = 48 * 1024;
 // more gets at most kFlatTileBytes; fp8's 16-element loads at block 1024 would need 64 KiB.
 std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size);
 
+// What the shape rules need of a GPU: how many blocks it holds at once. Hopper and Ampere's
+// datacenter parts hold 2,048 threads an SM, an L40S or an RTX card 1,536 (DeviceFacts has both).
+struct GpuSize {
+    int sms = 0;
+    int threads_per_sm = 0;
+};
+
 // Blocks the GPU holds at once at full occupancy: a grid of a whole number of these waves leaves
 // no block to run alone at the end.
-std::int64_t blocks_per_wave(int sm_count, int block);
+std::int64_t blocks_per_wave(GpuSize gpu, int block);
 
 // A configuration that is valid for any shape (the fallback when there is no tuning table).
-VersatileConfig versatile_heuristic(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size, int sm_count);
+VersatileConfig versatile_heuristic(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size, GpuSize gpu);
 
-// A tuned configuration moved from the mesh point (tuned_m x tuned_n) it was tuned at, on a GPU of
-// tuned_sm_count SMs, to m×n on this one (sm_count): the same threads and loads where they fit,
-// the grid kept at the same number of waves. The result may still fail versatile_invalid (resolve
-// then falls back to the heuristic).
+// A tuned configuration moved from the mesh point (tuned_m x tuned_n) it was tuned at, on the GPU
+// tuned_gpu, to m×n on this one (gpu): the same threads and loads where they fit, the grid kept at
+// the same number of waves. The result may still fail versatile_invalid (resolve then falls back
+// to the heuristic).
 VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
-                             int tuned_sm_count, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
-                             int sm_count);
+                             GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
+                             GpuSize gpu);
 
 // Every candidate the tuner tries at m×n (layout: the layout the kernels read it in): the
 // candidates' axes, each filtered by versatile_invalid.
 std::vector<VersatileConfig> candidate_configs(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
-                                               int sm_count);
+                                               GpuSize gpu);
 
 }  // namespace gemv

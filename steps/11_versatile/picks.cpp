@@ -32,6 +32,7 @@ int main() {
         gemv::DeviceFacts f;
         f.name = name;
         f.sm_count = sm_count;
+        f.max_threads_per_sm = 2048;  // every GPU here: Hopper's and the A100's threads an SM
         f.cc_major = cc_major;
         return f;
     };

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/versatile_kernels.cuh"
+#include "resolve.hpp"
 #include "shape_rules.hpp"
 
 template <class T>
@@ -19,7 +20,7 @@ Candidate search_best(gemv::DeviceProblem<T>& p, const gemv::DeviceFacts& f, gem
     Candidate best;
     best.ms = INFINITY;
     for (const gemv::VersatileConfig& c :
-         gemv::candidate_configs(gemv::kernel_layout(layout, m, n), m, n, sizeof(T), f.sm_count)) {
+         gemv::candidate_configs(gemv::kernel_layout(layout, m, n), m, n, sizeof(T), gemv::gpu_size(f))) {
         const double first = time_config(p, f, layout, m, n, c, 1, true);  // verified before it is timed
         if (first > 1.15 * best.ms) continue;  // clearly slower: not worth the full measurement
         const double ms = time_config(p, f, layout, m, n, c, reps, false);
