@@ -17,7 +17,7 @@ constexpr std::int64_t kWaves[] = {1, 4};             // grids of about one or f
 constexpr std::int64_t kClusterBlocks[] = {2, 4, 8};  // blocks a cluster adds up
 constexpr int kFlatColBlocks[] = {256, 512};
 constexpr int kFlatRowBlocks[] = {128, 256};
-constexpr int kFlatRowThreads[] = {1, 4, 8, 16};  // threads a row, flat row-major
+constexpr int kFlatRowThreads[] = {1, 4};  // threads a row, flat row-major
 constexpr int kTileBlocks[] = {128, 256, 512};
 constexpr int kWideUnrolls[] = {2, 4};                                         // 16-byte loads in flight a thread
 constexpr Combine kSplitCombines[] = {Combine::atomic_last, Combine::atomic};  // flat and tiles
@@ -151,8 +151,7 @@ void add_flat_col(std::vector<VersatileConfig>& out, const Target& s, int widest
 }
 
 // Row-major rows 16-byte loads cannot follow, flat: a block's rows copied to shared memory with
-// 16-byte loads, 1 to 16 threads a row (rows of 155-183 floats read fastest with 8 or 16:
-// slides/data/step11/h100_flat_row_threads.csv).
+// 16-byte loads, 1 or 4 threads a row.
 void add_flat_row(std::vector<VersatileConfig>& out, const Target& s, int widest) {
     for (int block : kFlatRowBlocks)
         for (int tpr : kFlatRowThreads)
