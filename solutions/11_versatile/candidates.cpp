@@ -17,7 +17,7 @@ constexpr std::int64_t kWaves[] = {1, 4};             // grids of about one or f
 constexpr std::int64_t kClusterBlocks[] = {2, 4, 8};  // blocks a cluster adds up
 constexpr int kFlatColBlocks[] = {256, 512};
 constexpr int kFlatRowBlocks[] = {128, 256};
-constexpr int kFlatRowThreads[] = {1, 4};  // threads a row, flat row-major
+constexpr int kFlatRowThreads[] = {1, 4, 16};  // threads a row, flat row-major (16: rows of up to 1536 floats)
 constexpr int kTileBlocks[] = {128, 256, 512};
 constexpr int kWideUnrolls[] = {2, 4};                                         // 16-byte loads in flight a thread
 constexpr Combine kSplitCombines[] = {Combine::atomic_last, Combine::atomic};  // flat and tiles
@@ -150,8 +150,8 @@ void add_flat_col(std::vector<VersatileConfig>& out, const Target& s, int widest
     }
 }
 
-// Row-major rows 16-byte loads cannot follow, flat: a block's rows copied to shared memory with
-// 16-byte loads, 1 or 4 threads a row.
+// Row-major rows 16-byte loads cannot follow, flat: a block's rows copied to shared memory in
+// 16-byte pieces, 1, 4 or 16 threads a row (unroll: the products a thread adds a step).
 void add_flat_row(std::vector<VersatileConfig>& out, const Target& s, int widest) {
     for (int block : kFlatRowBlocks)
         for (int tpr : kFlatRowThreads)

@@ -39,7 +39,7 @@ enum class Loads {
 struct VersatileConfig {
     int block = 256;                   // BLOCKSIZE: threads per block, a multiple of 32
     int vector = 4;                    // elements per load, 16 bytes at most (WORKSIZE_m)
-    int unroll = 4;                    // loads a thread issues before it uses any
+    int unroll = 4;                    // loads a thread issues before it uses any (flat row-major: products a step)
     int threads_per_row = 1;           // threads of a block that share a row
     std::int64_t blocks_per_row = 1;   // blocks that share a row (GRIDSIZE_n)
     Combine combine = Combine::store;  // how those blocks add up (store: there is one)

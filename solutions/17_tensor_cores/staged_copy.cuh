@@ -2,21 +2,16 @@
 
 #include <cstdint>
 
+#include "async_copy.cuh"
+
 // The copies of step 17's staged kernels (gemv_tensor_staged.cu, gemv_fma_staged.cu): chunks of A
 // and X into shared memory with cp.async, ahead of the multiplies, as a GEMM feeds its tiles.
 namespace gemv::staged {
 
-__device__ __forceinline__ void copy16_async(void* shared, const void* global) {
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(global) : "memory");
-}
-__device__ __forceinline__ void commit_copies() {
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int pending>
-__device__ __forceinline__ void wait_copies() {  // until at most `pending` groups are in flight
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
-}
+// The copies themselves (cp.async: global to shared memory without registers), as step 11 uses them.
+using gemv::commit_copies;
+using gemv::copy16_async;
+using gemv::wait_copies;
 
 // Elements of E in a 16-byte granule (8 bf16, 4 float). A line in shared memory (a row of a
 // row-major chunk, a column of a column-major one, a vector of X) holds the aligned granules that

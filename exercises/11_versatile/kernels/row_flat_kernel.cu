@@ -1,5 +1,6 @@
 // Generated from solutions/11_versatile/kernels/row_flat_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
 // Row-major rows whose length is not a multiple of the vector (n = 43), read flat.
+#include "async_copy.cuh"
 #include "kernels/versatile_device.cuh"
 #include "kernels/versatile_kernels.cuh"
 
@@ -7,29 +8,20 @@ namespace gemv {
 
 namespace {
 
-// V elements to V-aligned shared memory in one store.
-template <class T, int V>
-__device__ __forceinline__ void store_vector(T* p, const T (&in)[V]) {
-    Raw<T, V> v;
-    memcpy(&v, in, sizeof v);  // registers to registers, no alignment assumed of `in`
-    *reinterpret_cast<Raw<T, V>*>(p) = v;
-}
-
 // BEGIN EXCERPT row_flat
 // A row cannot be read with aligned 16-byte loads, but a block's rows lie back to back. Copy them
-// to shared memory as one flat array with aligned loads, then the G <= 32 threads of each row add
-// it up from there.
+// to shared memory as one flat array of aligned 16-byte pieces, every piece in flight at once:
+// cp.async copies global to shared memory without registers, so no thread waits on one load before
+// it issues the next. Then the G <= 32 threads of each row add it up from there, U at a time.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
     using Acc = typename GemvArgs<T>::Acc;
-    T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned load they start in
+    T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned piece they start in
     const int G = a.threads_per_row, rows = blockDim.x / G, r = threadIdx.x / G, g = threadIdx.x % G;
     const std::int64_t n = a.n, row0 = std::int64_t(blockIdx.x) * rows;
-    const std::int64_t begin = row0 * n, end = min(a.m, row0 + rows) * n;
-    const std::int64_t first = begin / V * V, stride = std::int64_t(blockDim.x) * V;
-    std::int64_t e = first + std::int64_t(threadIdx.x) * V;
+    const std::int64_t begin = row0 * n, end = min(a.m, row0 + rows) * n, first = begin / V * V;
     Acc acc = 0;
-    // TODO: copy A[first, end) to tile, U aligned loads in flight; then acc = row r of the tile · x
+    // TODO: copy A[first, end) to the tile in pieces of V (copy16_async), wait; acc = row r of the tile · x
     for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (g == 0 && row0 + r < a.m) a.y[row0 + r] = acc;
 }

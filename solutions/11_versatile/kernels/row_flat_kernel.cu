@@ -1,4 +1,5 @@
 // Row-major rows whose length is not a multiple of the vector (n = 43), read flat.
+#include "async_copy.cuh"
 #include "kernels/versatile_device.cuh"
 #include "kernels/versatile_kernels.cuh"
 
@@ -6,45 +7,30 @@ namespace gemv {
 
 namespace {
 
-// V elements to V-aligned shared memory in one store.
-template <class T, int V>
-__device__ __forceinline__ void store_vector(T* p, const T (&in)[V]) {
-    Raw<T, V> v;
-    memcpy(&v, in, sizeof v);  // registers to registers, no alignment assumed of `in`
-    *reinterpret_cast<Raw<T, V>*>(p) = v;
-}
-
 // BEGIN EXCERPT row_flat
 // A row cannot be read with aligned 16-byte loads, but a block's rows lie back to back. Copy them
-// to shared memory as one flat array with aligned loads, then the G <= 32 threads of each row add
-// it up from there.
+// to shared memory as one flat array of aligned 16-byte pieces, every piece in flight at once:
+// cp.async copies global to shared memory without registers, so no thread waits on one load before
+// it issues the next. Then the G <= 32 threads of each row add it up from there, U at a time.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
     using Acc = typename GemvArgs<T>::Acc;
-    T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned load they start in
+    T* tile = gemv::dynamic_shared<T>();  // the block's rows, from the aligned piece they start in
     const int G = a.threads_per_row, rows = blockDim.x / G, r = threadIdx.x / G, g = threadIdx.x % G;
     const std::int64_t n = a.n, row0 = std::int64_t(blockIdx.x) * rows;
-    const std::int64_t begin = row0 * n, end = min(a.m, row0 + rows) * n;
-    const std::int64_t first = begin / V * V, stride = std::int64_t(blockDim.x) * V;
-    std::int64_t e = first + std::int64_t(threadIdx.x) * V;
+    const std::int64_t begin = row0 * n, end = min(a.m, row0 + rows) * n, first = begin / V * V;
     Acc acc = 0;
-    // BEGIN SOLUTION copy A[first, end) to tile, U aligned loads in flight; then acc = row r of the tile · x
-    for (; e + (U - 1) * stride < end; e += U * stride) {
-        T v[U][V];
-#pragma unroll
-        for (int u = 0; u < U; ++u) load_until<T, V>(a.A, e + u * stride, end, v[u]);
-#pragma unroll
-        for (int u = 0; u < U; ++u) store_vector<T, V>(tile + (e + u * stride - first), v[u]);
-    }
-    for (; e < end; e += stride) {
-        T v[V];
-        load_until<T, V>(a.A, e, end, v);
-        store_vector<T, V>(tile + (e - first), v);
-    }
+    // BEGIN SOLUTION copy A[first, end) to the tile in pieces of V (copy16_async), wait; acc = row r of the tile · x
+    for (std::int64_t e = first + std::int64_t(threadIdx.x) * V; e < end; e += std::int64_t(blockDim.x) * V)
+        copy16_async(tile + (e - first), a.A + e, unsigned(min(std::int64_t(V), end - e) * sizeof(T)));
+    commit_copies();
+    wait_copies<0>();
     __syncthreads();
     const T* row = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
-    if (row0 + r < a.m)
-        for (std::int64_t j = g; j < n; j += G) acc += gemv::widen(row[j]) * gemv::widen(load_one_cached(a.x + j));
+    if (row0 + r < a.m) {
+#pragma unroll U
+        for (int j = g; j < n; j += G) acc += gemv::widen(row[j]) * gemv::widen(load_one_cached(a.x + j));
+    }
     // END SOLUTION
     for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (g == 0 && row0 + r < a.m) a.y[row0 + r] = acc;
