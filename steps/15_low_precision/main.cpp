@@ -42,7 +42,7 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     out.push_back({std::string("versatile (") + to_string(choice.how) + ")", plan.launch, plan.traffic,
                    [=](cudaStream_t s) { versatile(A, x, y, s); },
                    describe(choice.config) + " (" + choice.source + "); " + describe(plan), elements_per_ns});
-    if constexpr (cublas_has_product_for<T>) {
+    if constexpr (cublas_gemm_ex_takes<T>) {
         gemv_cublas_require_int_sizes(m, n);
         auto handle = std::make_shared<CublasHandle>();  // once: the warm-up runs absorb its first call
         const gemv::Traffic least{double(m) * double(n), double(n), double(m)};
