@@ -1,4 +1,4 @@
-// Error checks for CUDA and cuBLAS calls: the failing call, the error's name and file:line.
+// Error checks for CUDA, cuBLAS and cuBLASLt calls: the failing call, the error's name and file:line.
 #pragma once
 
 #include "errors.hpp"
@@ -27,4 +27,13 @@ namespace gemv {
         if (gemv_st_ != CUBLAS_STATUS_SUCCESS)                                                                   \
             ::gemv::throw_cuda_error(#call, static_cast<int>(gemv_st_), cublasGetStatusName(gemv_st_), __FILE__, \
                                      __LINE__);                                                                  \
+    } while (0)
+
+// cuBLASLt's calls return cuBLAS's status type; their names come from cuBLASLt's own table.
+#define GEMV_CUBLASLT_CHECK(call)                                                                                  \
+    do {                                                                                                           \
+        const cublasStatus_t gemv_st_ = (call);                                                                    \
+        if (gemv_st_ != CUBLAS_STATUS_SUCCESS)                                                                     \
+            ::gemv::throw_cuda_error(#call, static_cast<int>(gemv_st_), cublasLtGetStatusName(gemv_st_), __FILE__, \
+                                     __LINE__);                                                                    \
     } while (0)

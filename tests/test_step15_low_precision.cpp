@@ -1,10 +1,12 @@
 // Step 15: the warp-per-row kernel (row-major) and step 11's versatile kernel, in every family, are
 // right in bf16, fp16 and fp8 on every awkward shape, both layouts: within the bound of a float
-// sum of the stored values. NaN in A reaches y where the reference puts it.
+// sum of the stored values. NaN in A reaches y where the reference puts it. cuBLASLt's fp8 matmul, the fp8
+// yardstick, is right on decode shapes and refuses the shapes its documented rules exclude.
 #include <algorithm>
 #include <string>
 
 #include "device_problem.cuh"
+#include "gemv_cublaslt_fp8.hpp"
 #include "gemv_low_precision.cuh"
 #include "gemv_versatile.cuh"
 #include "support.hpp"
@@ -77,4 +79,38 @@ TEMPLATE_TEST_CASE("step 15: step 11's versatile kernel is right in every family
                         p, d.m, [&] { gemv(p.A(), p.x(), p.y(), 0); }, w + ", second run");
             }
         }
+}
+
+TEST_CASE("step 15: cuBLASLt's fp8 yardstick is right where it takes the shape and refuses what its rules exclude",
+          "[step15][gpu]") {
+    using gemv::Layout;
+    // Its documented rules (the TN form; 16-byte rows of A; a 16-byte float y), before any GPU is asked.
+    CHECK_FALSE(cublaslt_fp8_rules_refusal(Layout::col, 32, 48).empty());
+    CHECK_FALSE(cublaslt_fp8_rules_refusal(Layout::row, 32, 40).empty());
+    CHECK_FALSE(cublaslt_fp8_rules_refusal(Layout::row, 30, 48).empty());
+    CHECK(cublaslt_fp8_rules_refusal(Layout::row, 32, 48).empty());
+    CHECK_FALSE(cublaslt_fp8_takes(Layout::col, 32, 4096));
+    CHECK_FALSE(cublaslt_fp8_takes(Layout::row, 32, 4097));
+    CHECK_THROWS_AS(CublasLtFp8Gemv(Layout::col, 32, 48)(nullptr, nullptr, nullptr, 0), gemv::UsageError);
+
+    cudaDeviceProp prop{};
+    GEMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    const bool has_fp8 = prop.major * 10 + prop.minor >= 89;  // Ada and later
+    // Decode shapes, n long enough that the tensor cores' fp8 sums (fewer bits than float between promotions)
+    // stay within the float bound; one column of B, with and without a per-tensor scale of 1.
+    gemv::DeviceArray<float> one(1);
+    const float host_one = 1;
+    one.upload(&host_one);
+    for (const gemv_test::Dims d : {gemv_test::Dims{32, 4096}, {1024, 4096}, {4096, 14336}}) {
+        const std::string w = what<__nv_fp8_e4m3>(d, Layout::row) + ", cuBLASLt";
+        for (const float* scale : {static_cast<const float*>(nullptr), static_cast<const float*>(one.data())}) {
+            CublasLtFp8Gemv lt(Layout::row, d.m, d.n, scale);
+            INFO(w + (scale ? ", scale 1" : "") + ": " + (lt.takes() ? "taken" : lt.refusal()));
+            REQUIRE(lt.takes() == has_fp8);  // N = 1 included: the heuristic's answer on a GPU with fp8
+            if (!has_fp8) continue;
+            auto p = problem_for<__nv_fp8_e4m3>(d, Layout::row, 29);
+            require_right<__nv_fp8_e4m3>(
+                p, d.m, [&] { lt(p.A(), p.x(), p.y(), 0); }, w);
+        }
+    }
 }

@@ -14,6 +14,7 @@
 #include "cli.hpp"
 #include "gemv_cublas.hpp"
 #include "gemv_cublas_ex.hpp"
+#include "gemv_cublaslt_fp8.hpp"
 #include "resolve.hpp"
 #include "search.cuh"
 #include "shapes.hpp"
@@ -26,6 +27,7 @@ struct Row {
     gemv::Layout layout;
     std::int64_t m, n;
     std::string config, plan, source, best_config, best_by_loads;
+    std::string yardstick;  // what tcublas timed, or "none: " and why
     double t11 = 0, tcublas = 0, tbest = 0;
 };
 
@@ -58,7 +60,7 @@ struct Bench {
         r.plan = describe(gemv.plan());
         r.t11 = p.verified_median_ms(
             f, [&](cudaStream_t s) { gemv(p.A(), p.x(), p.y(), s); }, 1, o.reps, "step 11 (" + r.config + ")");
-        r.tcublas = cublas_ms(p, layout, m, n);
+        r.tcublas = cublas_ms(p, layout, m, n, &r.yardstick);
         if (search) {
             std::map<gemv::Loads, Candidate> by_loads;
             const Candidate best = search_best(p, f, layout, m, n, o.reps, &by_loads);
@@ -71,19 +73,45 @@ struct Bench {
         rows.push_back(r);
         std::cerr << "." << std::flush;
     }
-    // cuBLAS's product in T: ?gemv in float and double, GemmEx in bf16 and fp16; none in fp8 (NaN:
-    // the verdict compares with the ceiling alone there).
-    double cublas_ms(gemv::DeviceProblem<T>& p, gemv::Layout layout, std::int64_t m, std::int64_t n) {
-        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    // The yardstick's time, its name in *name: cuBLAS's ?gemv in float and double, GemmEx in bf16 and fp16,
+    // cuBLASLt's matmul in fp8 where it takes the shape; NaN where there is none (the verdict compares with the
+    // ceiling alone there), *name saying why.
+    double cublas_ms(gemv::DeviceProblem<T>& p, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                     std::string* name) {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            *name = "cuBLAS gemv";
             return p.verified_median_ms(
                 f, [&](cudaStream_t s) { gemv_cublas(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps,
                 "cuBLAS");
-        else if constexpr (cublas_has_product_for<T>)
+        } else if constexpr (cublas_gemm_ex_takes<T>) {
+            *name = "cuBLAS GemmEx";
             return p.verified_median_ms(
                 f, [&](cudaStream_t s) { gemv_cublas_ex(cublas, p.A(), p.x(), p.y(), m, n, layout, s); }, 2, o.reps,
-                "cuBLAS GemmEx");
-        else
+                *name);
+        } else {
+            return cublaslt_fp8_ms(p, layout, m, n, name);
+        }
+    }
+    // cuBLASLt's fp8 matmul, planned once for the shape. Hopper's tensor cores add fp8 products in fewer bits than
+    // float between promotions to float: where its y is outside the float bound, the shape has no yardstick (said
+    // in the CSV and on stderr) rather than the run ending there.
+    double cublaslt_fp8_ms(gemv::DeviceProblem<T>& p, gemv::Layout layout, std::int64_t m, std::int64_t n,
+                           std::string* name) {
+        CublasLtFp8Gemv lt(layout, m, n);
+        if (!lt.takes()) {
+            *name = "none: " + lt.refusal();
             return std::nan("");
+        }
+        const auto run = [&](cudaStream_t s) { lt(p.A(), p.x(), p.y(), s); };
+        p.poison();
+        run(0);
+        if (const auto wrong = p.count_wrong_elements()) {
+            *name = "none: cuBLASLt fp8 has " + std::to_string(wrong) + " rows outside the float bound";
+            std::cerr << "\n" << m << " x " << n << " " << gemv::to_string(layout) << ": " << *name << "\n";
+            return std::nan("");
+        }
+        *name = "cuBLASLt fp8";
+        return p.verified_median_ms(f, run, 2, o.reps, *name);
     }
     double gbps(const Row& r, double ms) const {
         return double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())) / (ms * 1e6);
@@ -208,6 +236,7 @@ void write_csv(const Bench<T>& b, std::ostream& out) {
                         {"cublas_ms", number(r.tcublas), true},
                         {"cublas_gbps", number(b.gbps(r, r.tcublas)), true},
                         {"speedup", number(r.tcublas / r.t11), true},
+                        {"yardstick", r.yardstick, false},
                         {"best_ms", number(r.tbest), true},
                         {"step11_config", r.config, false},
                         {"step11_plan", r.plan, false},
@@ -222,16 +251,18 @@ template <class T>
 void print_verdict(const Bench<T>& b, gemv::Layout layout) {
     double min_pct = 1e9, max_gbps = 0, min_gbps = 1e18, log_sum = 0, min_ratio = 1e9, worst_small = 0;
     double worst_offmesh = 0, odd_min_ratio = 1e9, big_min_pct = 1e9, big_max = 0, big_min = 1e18;
-    int mesh_big = 0, odd = 0;
+    int mesh_big = 0, odd = 0, shapes = 0, no_yardstick = 0;
     for (const Row& r : b.rows) {
         if (r.layout != layout) continue;
+        ++shapes;
         const double bytes = double(gemv::model_bytes(r.m, r.n, gemv::precision_of<T>())), gbps = b.gbps(r, r.t11);
         if (r.suite == "targets") {
             min_pct = std::min(min_pct, 100 * gbps / b.ceiling);
             max_gbps = std::max(max_gbps, gbps);
             min_gbps = std::min(min_gbps, gbps);
         }
-        if (!std::isfinite(r.tcublas)) {  // fp8: no cuBLAS product to compare with
+        if (!std::isfinite(r.tcublas)) {  // no yardstick at this shape (fp8 where cuBLASLt does not take it)
+            ++no_yardstick;
         } else if (r.suite == "mesh" && bytes >= 4.0 * (1 << 20)) {
             log_sum += std::log(r.tcublas / r.t11);
             ++mesh_big;
@@ -259,6 +290,8 @@ void print_verdict(const Bench<T>& b, gemv::Layout layout) {
                   << min_ratio << "x; <4MiB worst time " << worst_small << "x cuBLAS's;";
     if (worst_offmesh > 0) std::cerr << std::setprecision(1) << " off-mesh worst " << 100 * worst_offmesh << "% over;";
     if (odd) std::cerr << std::setprecision(3) << " odd min " << odd_min_ratio << "x cuBLAS;";
+    if (no_yardstick)
+        std::cerr << " no yardstick at " << no_yardstick << " of " << shapes << " shapes (CSV: yardstick);";
     if (big_max > 0)
         std::cerr << std::setprecision(1) << " >=256MiB min " << big_min_pct << "% of ceiling (copy where n<8), spread "
                   << 100 * (big_max / big_min - 1) << "%;";
@@ -328,7 +361,7 @@ int main(int argc, char** argv) {
     spec.title = "step 11 tuned against cuBLAS and the read ceiling, one run, cold L2, verified";
     spec.common = {gemv::CommonOption::precision, gemv::CommonOption::reps, gemv::CommonOption::seed};
     spec.precisions = {gemv::Precision::f32, gemv::Precision::f64, gemv::Precision::bf16, gemv::Precision::f16,
-                       gemv::Precision::fp8};  // step 15's formats too (fp8 against the ceiling alone)
+                       gemv::Precision::fp8};  // step 15's formats too (fp8: cuBLASLt where it takes the shape)
     spec.default_reps = 15;
     spec.options = {
         gemv::choice_option("suite", "what to measure", "targets",

@@ -1,12 +1,15 @@
 // Step 15: GEMV as a language model's decode step runs it. A (the weights) and x are stored in
 // bf16, fp16 or fp8 (e4m3) and added up in float; y is float. Side by side on one problem: the
 // warp-per-row kernel of this step (row-major), step 11's versatile kernel with its configuration
-// from this device's tuning table for the format, and cuBLAS's cublasGemmEx (none for fp8). GB/s
-// stays the figure: half the bytes of float take half the time, so elements per second double.
+// from this device's tuning table for the format, and cuBLAS's cublasGemmEx (bf16, fp16) or cuBLASLt's fp8
+// matmul (row-major shapes it takes; elsewhere the reason on stderr). GB/s stays the figure: half the bytes of float
+// take half the time, so elements per second double.
+#include <iostream>
 #include <memory>
 
 #include "device_problem.cuh"
 #include "gemv_cublas_ex.hpp"
+#include "gemv_cublaslt_fp8.hpp"
 #include "gemv_low_precision.cuh"
 #include "gemv_versatile.cuh"
 #include "gpu_step.hpp"
@@ -42,13 +45,21 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     out.push_back({std::string("versatile (") + to_string(choice.how) + ")", plan.launch, plan.traffic,
                    [=](cudaStream_t s) { versatile(A, x, y, s); },
                    describe(choice.config) + " (" + choice.source + "); " + describe(plan), elements_per_ns});
-    if constexpr (cublas_has_product_for<T>) {
+    const gemv::Traffic least{double(m) * double(n), double(n), double(m)};
+    if constexpr (cublas_gemm_ex_takes<T>) {
         gemv_cublas_require_int_sizes(m, n);
         auto handle = std::make_shared<CublasHandle>();  // once: the warm-up runs absorb its first call
-        const gemv::Traffic least{double(m) * double(n), double(n), double(m)};
         out.push_back({std::string("cublasGemmEx ") + (layout == gemv::Layout::col ? "op N" : "op T"), gemv::Launch{},
                        least, [=](cudaStream_t s) { gemv_cublas_ex<T>(*handle, A, x, y, m, n, layout, s); },
                        "one column of B, float accumulation", elements_per_ns});
+    } else {
+        // fp8: cuBLASLt's matmul, planned once (descriptors, algorithm, workspace) where it takes the shape.
+        auto lt = std::make_shared<CublasLtFp8Gemv>(layout, m, n);
+        if (lt->takes())
+            out.push_back({"cuBLASLt fp8 op T", gemv::Launch{}, least, [=](cudaStream_t s) { (*lt)(A, x, y, s); },
+                           "TN form, one column of B, float accumulation", elements_per_ns});
+        else
+            std::cerr << "step 15: no cuBLASLt fp8 line: " << lt->refusal() << "\n";
     }
     return out;
 }
