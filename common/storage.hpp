@@ -8,7 +8,9 @@
 #include <cuda_fp8.h>
 
 #include <cstddef>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "errors.hpp"
@@ -78,6 +80,54 @@ template <class T>
 GEMV_FORMAT_HOST_DEVICE inline accumulator_t<T> widen(T v) {
     return static_cast<accumulator_t<T>>(v);
 }
+
+#ifdef __CUDACC__
+// Two consecutive fp8 values as floats, through one e4m3x2-to-half2 conversion.
+__device__ __forceinline__ float2 widen_pair(const __nv_fp8_e4m3* p) {
+    __nv_fp8x2_storage_t two;
+    memcpy(&two, p, sizeof two);
+    return __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(two, __NV_E4M3)));
+}
+#endif
+
+#ifdef __CUDACC__
+// out[k] = widen(in[k]) for k = 0 … V-1: exact, so the products are the same whichever way it
+// widens. fp8 in loads of 8 or 16 elements widens two at a time: one instruction turns a pair into
+// two halves (then each half to float), where one element at a time takes that instruction per
+// element. At 16 fp8 a 16-byte load the conversions, not the loads, set the pace; in loads of 2 or
+// 4 elements pairs measured slower (slides/data/step11/NOTES.md).
+template <class T, int V>
+__device__ __forceinline__ void widen_all(const T (&in)[V], accumulator_t<T> (&out)[V]) {
+    if constexpr (std::is_same_v<T, __nv_fp8_e4m3> && V >= 8) {
+#pragma unroll
+        for (int k = 0; k < V; k += 2) {
+            const float2 pair = widen_pair(in + k);
+            out[k] = pair.x;
+            out[k + 1] = pair.y;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[k] = widen(in[k]);
+    }
+}
+
+// acc += a[k]·x[k] for k = 0 … V-1, in that order, x already widened.
+template <class T, int V>
+__device__ __forceinline__ void add_products(accumulator_t<T>& acc, const T (&a)[V], const accumulator_t<T> (&x)[V]) {
+    accumulator_t<T> wide[V];
+    widen_all(a, wide);
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc += wide[k] * x[k];
+}
+
+// acc += a[k]·x[k] for k = 0 … V-1, in that order.
+template <class T, int V>
+__device__ __forceinline__ void add_products(accumulator_t<T>& acc, const T (&a)[V], const T (&x)[V]) {
+    accumulator_t<T> wide[V];
+    widen_all(x, wide);
+    add_products(acc, a, wide);
+}
+#endif
 
 // A value rounded to T (to nearest; fp8 saturates at ±448 instead of becoming NaN).
 template <class T>

@@ -59,16 +59,13 @@ __device__ typename GemvArgs<T>::Acc row_part_staggered(const GemvArgs<T>& a, st
 #pragma unroll
             for (int u = 0; u < U; ++u) load_x_shuffled<T, V>(a.x + (q + u * G) * V, shift, g, xv[u]);
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int k = 0; k < V; ++k) acc += gemv::widen(v[u][k]) * gemv::widen(xv[u][k]);
+        for (int u = 0; u < U; ++u) gemv::add_products(acc, v[u], xv[u]);
     }
     for (; q < q_stop; q += G) {
         T v[V], xv[V];
         load_streaming<T, V>(r + q * V, v);
         load_realigned<T, V, true>(a.x + (q * V - shift), xv);
-#pragma unroll
-        for (int k = 0; k < V; ++k) acc += gemv::widen(v[k]) * gemv::widen(xv[k]);
+        gemv::add_products(acc, v, xv);
     }
     const auto add_partial = [&](std::int64_t p) {  // load p, element by element, this row's columns only
         for (std::int64_t col = max(std::int64_t(0), p * V - shift); col < min(n, p * V - shift + V); ++col)

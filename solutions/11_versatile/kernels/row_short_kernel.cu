@@ -27,11 +27,12 @@ __global__ void __launch_bounds__(1024) gemv_row_short(const GemvArgs<T> a) {
             for (int k = 0; k < V; ++k) v[u][k] = T{};
         }
     }
+    Acc x_wide[V];  // x widened once for the U rows
+    gemv::widen_all(xv, x_wide);
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         Acc acc = 0;
-#pragma unroll
-        for (int k = 0; k < V; ++k) acc += gemv::widen(v[u][k]) * gemv::widen(xv[k]);
+        gemv::add_products(acc, v[u], x_wide);
         for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
         const std::int64_t row = first + std::int64_t(u) * rows;
         if (g == 0 && row < a.m) a.y[row] = acc;
