@@ -111,6 +111,15 @@ __device__ __forceinline__ void widen_all(const T (&in)[V], accumulator_t<T> (&o
     }
 }
 
+// acc[k] += a[k]·x for k = 0 … V-1: V rows of one column times that column's x.
+template <class T, int V>
+__device__ __forceinline__ void add_scaled(accumulator_t<T> (&acc)[V], const T (&a)[V], accumulator_t<T> x) {
+    accumulator_t<T> wide[V];
+    widen_all(a, wide);
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] += wide[k] * x;
+}
+
 // acc += a[k]·x[k] for k = 0 … V-1, in that order, x already widened.
 template <class T, int V>
 __device__ __forceinline__ void add_products(accumulator_t<T>& acc, const T (&a)[V], const accumulator_t<T> (&x)[V]) {

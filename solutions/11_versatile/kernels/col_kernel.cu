@@ -67,16 +67,13 @@ __global__ void __launch_bounds__(1024) gemv_col(const GemvArgs<T> a) {
                 xj[u] = gemv::widen(load_one_cached(a.x + j + std::int64_t(u) * Tc));
             }
 #pragma unroll
-            for (int u = 0; u < U; ++u)
-#pragma unroll
-                for (int k = 0; k < V; ++k) acc[k] += gemv::widen(v[u][k]) * xj[u];
+            for (int u = 0; u < U; ++u) gemv::add_scaled(acc, v[u], xj[u]);  // acc[k] += A(row0 + k, j) · x[j]
         }
         for (; j < c_end; j += Tc) {
             T v[V];
             load_a<T, V, R>(a.A + j * m + row0, v);
             const Acc xj = gemv::widen(load_one_cached(a.x + j));
-#pragma unroll
-            for (int k = 0; k < V; ++k) acc[k] += gemv::widen(v[k]) * xj;
+            gemv::add_scaled(acc, v, xj);
         }
         // END SOLUTION
         // END EXCERPT col_walk

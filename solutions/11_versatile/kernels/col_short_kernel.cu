@@ -30,9 +30,7 @@ __global__ void __launch_bounds__(1024) gemv_col_short(const GemvArgs<T> a) {
             }
         }
 #pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int k = 0; k < V; ++k) acc[u][k] += gemv::widen(v[u][k]) * xj;
+        for (int u = 0; u < U; ++u) gemv::add_scaled(acc[u], v[u], xj);
     }
 #pragma unroll
     for (int u = 0; u < U; ++u)
