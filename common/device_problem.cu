@@ -17,18 +17,29 @@ __global__ void fill_stream(T* p, std::int64_t count, std::uint64_t seed, std::u
         p[k] = narrow<T>(random_value(seed, stream, std::uint64_t(k)));
 }
 
+__global__ void fill_scales(float* s, std::int64_t count, std::uint64_t seed) {
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
+         k += std::int64_t(gridDim.x) * blockDim.x)
+        s[k] = random_scale(seed, std::uint64_t(k));
+}
+
+// The scale of a_ij (1 without scales): the reference multiplies each product by it.
+__device__ double scale_at(const DeviceScales& s, std::int64_t i, std::int64_t j, std::int64_t n) {
+    return s.mode == Scales::none ? 1.0 : double(s.values[scale_index(s.mode, i, j, n)]);
+}
+
 // Column-major reference: a thread per row of a vector (grid.z), over a slice of the columns
 // (grid.y), added in double.
 template <class T>
-__global__ void reference_col(const T* A, const T* X, double* ref, double* abs_sum, std::int64_t m, std::int64_t n,
-                              std::int64_t per) {
+__global__ void reference_col(const T* A, const T* X, DeviceScales scales, double* ref, double* abs_sum, std::int64_t m,
+                              std::int64_t n, std::int64_t per) {
     const std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
     if (i >= m) return;
     const T* x = X + std::int64_t(blockIdx.z) * n;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     double s = 0, a = 0;
     for (std::int64_t j = j0; j < j1; ++j) {
-        const double p = double(widen(A[j * m + i])) * double(widen(x[j]));
+        const double p = double(widen(A[j * m + i])) * double(widen(x[j])) * scale_at(scales, i, j, n);
         s += p;
         a += fabs(p);
     }
@@ -38,15 +49,15 @@ __global__ void reference_col(const T* A, const T* X, double* ref, double* abs_s
 
 // Row-major reference: a block per (row, slice, vector), folded in shared memory, added in double.
 template <class T>
-__global__ void reference_row(const T* A, const T* X, double* ref, double* abs_sum, std::int64_t m, std::int64_t n,
-                              std::int64_t per) {
+__global__ void reference_row(const T* A, const T* X, DeviceScales scales, double* ref, double* abs_sum, std::int64_t m,
+                              std::int64_t n, std::int64_t per) {
     __shared__ double s_sum[256], s_abs[256];
     const std::int64_t i = blockIdx.x;
     const T* x = X + std::int64_t(blockIdx.z) * n;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     double s = 0, a = 0;
     for (std::int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-        const double p = double(widen(A[i * n + j])) * double(widen(x[j]));
+        const double p = double(widen(A[i * n + j])) * double(widen(x[j])) * scale_at(scales, i, j, n);
         s += p;
         a += fabs(p);
     }
@@ -104,6 +115,7 @@ DeviceProblem<T>::DeviceProblem(const Shape& shape, std::uint64_t seed, int vect
 template <class T>
 DeviceProblem<T>::DeviceProblem(const Room& room, std::uint64_t seed, int vectors)
     : vectors_(checked_vectors(vectors)),
+      seed_(seed),
       A_(std::size_t(room.elems)),
       x_(std::size_t(room.cols) * std::size_t(vectors_)),
       y_(std::size_t(room.rows) * std::size_t(vectors_)),
@@ -124,9 +136,14 @@ std::uint64_t DeviceProblem<T>::bytes(const Shape& shape, int vectors) {
 }
 
 template <class T>
-void DeviceProblem<T>::use(std::int64_t m, std::int64_t n, Layout layout) {
+void DeviceProblem<T>::use(std::int64_t m, std::int64_t n, Layout layout, Scales mode) {
     m_ = m;
     n_ = n;
+    scale_mode_ = mode;
+    const std::int64_t count = scale_count(mode, m, n);
+    if (std::size_t(count) > scales_.size()) scales_ = DeviceArray<float>(std::size_t(count));
+    if (count)
+        fill_scales<<<unsigned(std::min<std::int64_t>(1024, (count + 255) / 256)), 256>>>(scales_.data(), count, seed_);
     const std::size_t elements = std::size_t(m) * std::size_t(vectors_);
     GEMV_CUDA_CHECK(cudaMemset(ref_.data(), 0, elements * sizeof(double)));
     GEMV_CUDA_CHECK(cudaMemset(abs_sum_.data(), 0, elements * sizeof(double)));
@@ -136,13 +153,13 @@ void DeviceProblem<T>::use(std::int64_t m, std::int64_t n, Layout layout) {
         const std::int64_t slices = std::min<std::int64_t>({n, 65535, std::max<std::int64_t>(1, 4096 / bx)});
         const std::int64_t per = (n + slices - 1) / slices;
         reference_col<<<dim3(unsigned(bx), unsigned((n + per - 1) / per), unsigned(vectors_)), 256>>>(
-            A_.data(), x_.data(), ref_.data(), abs_sum_.data(), m, n, per);
+            A_.data(), x_.data(), scales(), ref_.data(), abs_sum_.data(), m, n, per);
     } else {
         const std::int64_t slices =
             std::min<std::int64_t>({(n + 255) / 256, 65535, std::max<std::int64_t>(1, 4096 / m)});
         const std::int64_t per = (n + slices - 1) / slices;
         reference_row<<<dim3(unsigned(m), unsigned((n + per - 1) / per), unsigned(vectors_)), 256>>>(
-            A_.data(), x_.data(), ref_.data(), abs_sum_.data(), m, n, per);
+            A_.data(), x_.data(), scales(), ref_.data(), abs_sum_.data(), m, n, per);
     }
     GEMV_CUDA_CHECK_LAUNCH();
 }

@@ -10,6 +10,8 @@
 // double on the device for every column and held to verify()'s bound, error_bound().
 // A and X may be stored in a format narrower than float (steps 15 and 16): the reference is
 // computed from the stored (rounded) values, so the bound is that of the float sum alone.
+// A may carry scales (fp8 as models store it, step 15: scales.hpp), drawn from the seed: the
+// reference multiplies each product by its scale, so its sum and its Σ|a·x| (the bound) carry them alike.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <string>
 
 #include "device.hpp"
+#include "scales.hpp"
 #include "storage.hpp"
 
 namespace gemv {
@@ -35,8 +38,11 @@ public:
     T* x() { return x_.data(); }                 // X: vector c of the current problem at x() + c·n
     accumulator_t<T>* y() { return y_.data(); }  // Y: column c at y() + c·m
     int vectors() const { return vectors_; }
-    // Makes the leading m×n of A in `layout` the current problem: computes its reference.
-    void use(std::int64_t m, std::int64_t n, Layout layout);
+    // Makes the leading m×n of A in `layout`, with scales of `mode`, the current problem: draws the scales
+    // and computes its reference.
+    void use(std::int64_t m, std::int64_t n, Layout layout, Scales mode = Scales::none);
+    // The current problem's scales on the device (mode none: no values).
+    DeviceScales scales() const { return {scale_mode_, scale_mode_ == Scales::none ? nullptr : scales_.data()}; }
     // Every element of the current problem's Y a NaN, so that an unwritten one fails.
     void poison(cudaStream_t stream = 0);
     // Elements of Y (m·k: every row of every column) outside the bound of the current problem's
@@ -54,11 +60,14 @@ private:
     DeviceProblem(const Room& room, std::uint64_t seed, int vectors);
 
     int vectors_;
+    std::uint64_t seed_;
     DeviceArray<T> A_, x_;
+    DeviceArray<float> scales_;  // grown by use() as the scales need
     DeviceArray<accumulator_t<T>> y_;
     DeviceArray<double> ref_, abs_sum_;
     DeviceArray<unsigned long long> failures_;
     std::int64_t m_ = 0, n_ = 0;
+    Scales scale_mode_ = Scales::none;
 };
 
 }  // namespace gemv

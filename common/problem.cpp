@@ -95,7 +95,9 @@ double cgma(const Traffic& t, std::int64_t m, std::int64_t n) {
 }
 
 double intensity(const Traffic& t, std::int64_t m, std::int64_t n, std::size_t elem_size) {
-    return 2.0 * static_cast<double>(m) * static_cast<double>(n) / (t.total() * static_cast<double>(elem_size));
+    const double bytes =
+        (t.a_elems + t.x_elems + t.y_elems) * static_cast<double>(elem_size) + t.scale_elems * sizeof(float);
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) / bytes;
 }
 
 double cgma(const Traffic& t, std::int64_t m, std::int64_t n, std::int64_t vectors) {

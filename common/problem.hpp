@@ -79,11 +79,13 @@ std::uint64_t matrix_bytes(std::int64_t m, std::int64_t n, std::size_t elem_size
 
 // What a kernel actually loads from and stores to global memory, in elements. CGMA (Greenstreet)
 // is multiply-adds per global access; the operational intensity is flops per byte of that traffic.
+// The scales fp8 weights carry (step 15) are loads too: floats, counted in scale_elems.
 struct Traffic {
     double a_elems = 0;
     double x_elems = 0;
     double y_elems = 0;
-    double total() const { return a_elems + x_elems + y_elems; }
+    double scale_elems = 0;
+    double total() const { return a_elems + x_elems + y_elems + scale_elems; }
 };
 // A once, x re-read for every row, y stored once: the traffic of the plain row loop.
 Traffic traffic_x_per_row(std::int64_t m, std::int64_t n);
