@@ -120,13 +120,16 @@ __device__ __forceinline__ void add_scaled(accumulator_t<T> (&acc)[V], const T (
     for (int k = 0; k < V; ++k) acc[k] += wide[k] * x;
 }
 
-// acc += a[k]·x[k] for k = 0 … V-1, in that order, x already widened.
+// acc += a[k]·x_wide[k] for k = 0 … V-1, in that order, x already widened. (A name of its own: for
+// float and double, T and its accumulator are one type, and an overload of add_products would
+// call itself.)
 template <class T, int V>
-__device__ __forceinline__ void add_products(accumulator_t<T>& acc, const T (&a)[V], const accumulator_t<T> (&x)[V]) {
+__device__ __forceinline__ void add_products_wide_x(accumulator_t<T>& acc, const T (&a)[V],
+                                                    const accumulator_t<T> (&x_wide)[V]) {
     accumulator_t<T> wide[V];
     widen_all(a, wide);
 #pragma unroll
-    for (int k = 0; k < V; ++k) acc += wide[k] * x[k];
+    for (int k = 0; k < V; ++k) acc += wide[k] * x_wide[k];
 }
 
 // acc += a[k]·x[k] for k = 0 … V-1, in that order.
@@ -134,7 +137,7 @@ template <class T, int V>
 __device__ __forceinline__ void add_products(accumulator_t<T>& acc, const T (&a)[V], const T (&x)[V]) {
     accumulator_t<T> wide[V];
     widen_all(x, wide);
-    add_products(acc, a, wide);
+    add_products_wide_x(acc, a, wide);
 }
 #endif
 

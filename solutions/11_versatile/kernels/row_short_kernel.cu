@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(1024) gemv_row_short(const GemvArgs<T> a) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         Acc acc = 0;
-        gemv::add_products(acc, v[u], x_wide);
+        gemv::add_products_wide_x(acc, v[u], x_wide);
         for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
         const std::int64_t row = first + std::int64_t(u) * rows;
         if (g == 0 && row < a.m) a.y[row] = acc;
