@@ -35,8 +35,7 @@ __global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* sc
             memcpy(xv, &x_bits, 16);
             float part = 0;  // per block, the V products are added apart and scaled once; else straight into acc
             float& sum = S == gemv::Scales::block128 ? part : acc;
-#pragma unroll
-            for (int k = 0; k < V; ++k) sum += gemv::widen(av[k]) * gemv::widen(xv[k]);
+            gemv::add_products(sum, av, xv);  // sum += a[k]·x[k], fp8 widened two at a time
             if constexpr (S == gemv::Scales::block128) acc += block_scale(j) * part;
         }
     } else {  // rows start anywhere: an element at a time, still coalesced across the warp
