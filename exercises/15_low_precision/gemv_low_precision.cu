@@ -11,6 +11,7 @@
 namespace {
 
 // BEGIN EXCERPT kernel
+// BEGIN EXCERPT kernel_head
 template <class T, gemv::Scales S>
 __global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* scales, float* y, std::int64_t m,
                                          std::int64_t n) {
@@ -26,6 +27,8 @@ __global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* sc
         return S == gemv::Scales::block128 ? row_scales[j / gemv::kScaleBlock] : 1.0f;
     };
     float acc = 0;  // never T: a bf16 sum of a long row loses every product smaller than its last bit
+    // END EXCERPT kernel_head
+    // BEGIN EXCERPT kernel_sum
     // TODO: add up block_scale(j)·a[j]·x[j] in float: 16-byte loads of V elements where rows start aligned
     for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
     if (lane != 0) return;
@@ -33,6 +36,7 @@ __global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* sc
     if constexpr (S == gemv::Scales::row) acc *= scales[row];   // the row's sum once
     y[row] = acc;
 }
+// END EXCERPT kernel_sum
 // END EXCERPT kernel
 
 template <class T>

@@ -10,6 +10,7 @@
 namespace {
 
 // BEGIN EXCERPT kernel
+// BEGIN EXCERPT kernel_head
 template <class T, gemv::Scales S>
 __global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* scales, float* y, std::int64_t m,
                                          std::int64_t n) {
@@ -25,6 +26,8 @@ __global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* sc
         return S == gemv::Scales::block128 ? row_scales[j / gemv::kScaleBlock] : 1.0f;
     };
     float acc = 0;  // never T: a bf16 sum of a long row loses every product smaller than its last bit
+    // END EXCERPT kernel_head
+    // BEGIN EXCERPT kernel_sum
     // BEGIN SOLUTION add up block_scale(j)·a[j]·x[j] in float: 16-byte loads of V elements where rows start aligned
     if (n % V == 0) {  // every row starts on a multiple of 16 bytes, so a lane's V columns lie in one block
         for (std::int64_t j = std::int64_t(lane) * V; j < n; j += 32 * V) {
@@ -54,6 +57,7 @@ __global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* sc
     if constexpr (S == gemv::Scales::row) acc *= scales[row];   // the row's sum once
     y[row] = acc;
 }
+// END EXCERPT kernel_sum
 // END EXCERPT kernel
 
 template <class T>
