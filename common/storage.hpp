@@ -91,6 +91,30 @@ __device__ __forceinline__ float2 widen_pair(const __nv_fp8_e4m3* p) {
 #endif
 
 #ifdef __CUDACC__
+// The 4 / sizeof(T) elements of a narrow format packed in a 32-bit word, the first in its low
+// bytes, widened: fp8 two at a time (one e4m3x2-to-half2 conversion a pair), bf16 and fp16 one at a
+// time (a move of bits, or one conversion).
+template <class T>
+__device__ __forceinline__ void widen_word(unsigned word, accumulator_t<T> (&out)[4 / sizeof(T)]) {
+    static_assert(sizeof(T) < 4, "a word holds several elements of the narrow formats only");
+    if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const auto two = static_cast<__nv_fp8x2_storage_t>(word >> (16 * h));
+            const float2 pair = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(two, __NV_E4M3)));
+            out[2 * h] = pair.x;
+            out[2 * h + 1] = pair.y;
+        }
+    } else {
+        T in[4 / sizeof(T)];
+        memcpy(in, &word, sizeof word);
+#pragma unroll
+        for (int k = 0; k < int(4 / sizeof(T)); ++k) out[k] = widen(in[k]);
+    }
+}
+#endif
+
+#ifdef __CUDACC__
 // out[k] = widen(in[k]) for k = 0 … V-1: exact, so the products are the same whichever way it
 // widens. fp8 in loads of 8 or 16 elements widens two at a time: one instruction turns a pair into
 // two halves (then each half to float), where one element at a time takes that instruction per

@@ -43,8 +43,9 @@ std::int64_t flat_grid_unit(std::int64_t m, int block, int vector) {
 }
 
 std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::size_t elem) {
-    // The rows, plus up to V - 1 elements before the first and after the last aligned load.
-    return (std::int64_t(c.block / c.threads_per_row) * n + 2 * c.vector) * std::int64_t(elem);
+    // The rows, plus up to V - 1 elements before the first and after the last aligned load, and
+    // the word past the last that the narrow formats' 4-byte reads may touch (dot_shared_row).
+    return (std::int64_t(c.block / c.threads_per_row) * n + 2 * c.vector) * std::int64_t(elem) + 4;
 }
 
 std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size) {

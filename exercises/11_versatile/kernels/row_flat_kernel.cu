@@ -12,7 +12,8 @@ namespace {
 // A row cannot be read with aligned 16-byte loads, but a block's rows lie back to back. Copy them
 // to shared memory as one flat array of aligned 16-byte pieces, every piece in flight at once:
 // cp.async copies global to shared memory without registers, so no thread waits on one load before
-// it issues the next. Then the G <= 32 threads of each row add it up from there, U at a time.
+// it issues the next. Then the G <= 32 threads of each row add it up from there (dot_shared_row,
+// narrow formats 4 bytes at a time), U steps at a time.
 template <class T, int V, int U>
 __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
     using Acc = typename GemvArgs<T>::Acc;
@@ -21,7 +22,7 @@ __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
     const std::int64_t n = a.n, row0 = std::int64_t(blockIdx.x) * rows;
     const std::int64_t begin = row0 * n, end = min(a.m, row0 + rows) * n, first = begin / V * V;
     Acc acc = 0;
-    // TODO: copy A[first, end) to the tile in pieces of V (copy16_async), wait; acc = row r of the tile · x
+    // TODO: copy A[first, end) to the tile in pieces of V (copy16_async), wait; acc = dot_shared_row of row r
     for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
     if (g == 0 && row0 + r < a.m) a.y[row0 + r] = acc;
 }

@@ -108,6 +108,39 @@ __device__ __forceinline__ T load_one_cached(const T* p) {
     return v[0];
 }
 
+// Thread g's share of row · x, for the G threads of a row that lies in shared memory from any byte
+// on (a block's rows back to back, n odd). The narrow formats go 4 bytes at a time, so that one
+// load of A, one of x and (fp8) two conversions carry 2 or 4 elements: the 4 bytes of the row are
+// the two aligned words they straddle, shifted together. float and double lie aligned: an element
+// at a time. What is left past the last whole word goes an element at a time.
+template <class T, int U>
+__device__ __forceinline__ accumulator_t<T> dot_shared_row(const T* row, const T* x, int n, int g, int G) {
+    using Acc = accumulator_t<T>;
+    Acc acc = 0;
+    int done = 0;  // elements taken in words
+    if constexpr (sizeof(T) < 4) {
+        constexpr int E = 4 / sizeof(T);
+        const auto at = reinterpret_cast<std::uintptr_t>(row);
+        const unsigned* words = reinterpret_cast<const unsigned*>(at & ~std::uintptr_t(3));
+        const unsigned* x_words = reinterpret_cast<const unsigned*>(x);
+        const int shift = int(at & 3) * 8;
+#pragma unroll U
+        for (int k = g; k < n / E; k += G) {
+            // the next word only where the row's 4 bytes straddle two (it may lie past the tile)
+            const unsigned lo = words[k], hi = shift != 0 ? words[k + 1] : 0u;
+            Acc a_wide[E], x_wide[E];
+            widen_word<T>(__funnelshift_r(lo, hi, shift), a_wide);
+            widen_word<T>(load_one_cached(x_words + k), x_wide);
+#pragma unroll
+            for (int e = 0; e < E; ++e) acc += a_wide[e] * x_wide[e];
+        }
+        done = n / E * E;
+    }
+#pragma unroll U
+    for (int j = done + g; j < n; j += G) acc += widen(row[j]) * widen(load_one_cached(x + j));
+    return acc;
+}
+
 // V elements of y in 16-byte stores (one where V·sizeof(T) <= 16); y is written once, so it need
 // not stay in cache (__stcs).
 template <class T, int V>
