@@ -104,7 +104,7 @@ __device__ __forceinline__ void copy_pieces(float* to, int pitch, const float* b
         const int e = piece * (int(threadIdx.x) % per_line);
         int l = int(threadIdx.x) / per_line;
         const float* src = s.from + l * s.stride + e;
-#pragma unroll 4
+#pragma unroll 2
         for (; l < lines; l += step, src += step * s.stride) copy_piece<piece>(to + l * pitch + e, src, base, s, l, e);
     } else {  // a thread: every (threads · piece)-th element of each line
 #pragma unroll 1
