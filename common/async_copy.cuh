@@ -20,6 +20,20 @@ __device__ __forceinline__ void copy16_async(void* shared, const void* global, u
 #endif
 }
 
+// The `bytes` (4 or 0) bytes at `global` to `shared`, zero where 0; both 4-byte aligned: for lines
+// that do not start on 16 bytes in global memory (cp.async copies 4, 8 or 16 bytes; below 16
+// through L1). Before compute capability 8.0: an ordinary load and store.
+__device__ __forceinline__ void copy4_async(void* shared, const void* global, unsigned bytes = 4) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(global), "r"(bytes) : "memory");
+#else
+    unsigned char piece[4] = {};
+    memcpy(piece, global, bytes);
+    memcpy(shared, piece, 4);
+#endif
+}
+
 // The copies issued since the last commit form a group: wait_copies<pending>() returns when at
 // most `pending` groups are still in flight (their bytes in shared memory are then this thread's
 // to read; __syncthreads() makes the block's copies everyone's).

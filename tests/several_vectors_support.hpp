@@ -46,6 +46,7 @@ inline std::vector<gemv_test::Dims> shapes() {
     auto s = gemv_test::awkward_shapes();
     s.push_back({1000, 4096});  // whole tiles of 64 columns
     s.push_back({129, 4099});   // a block of rows and a bit, a tile of columns and a bit
+    s.push_back({260, 1030});   // m a multiple of 4, n of 2 only: 16-byte copies of columns, 4-byte of rows
     return s;
 }
 

@@ -46,16 +46,14 @@ constexpr int kTensorStepCol = 16;
 constexpr int kStagedRows = 128;
 constexpr int kStagedCols = 64;
 constexpr int kStagedStages = 4;
-// The staged FMA kernel (gemv_fma_staged.cu, float): a block of 8 warps takes kFmaRows rows and
-// its group's 8·T vectors (the groups of the tensor-core kernels), a thread 2 rows × 4·T vectors,
-// and copies chunks of kFmaCols columns of A and X into shared memory stages - 1 chunks ahead.
-// Row-major keeps a stage fewer: its chunks are turned into a column-major tile, which takes the
-// room (2 blocks an SM either way).
-constexpr int kFmaThreads = 256;
+// The staged FMA kernel (gemv_fma_staged.cu, float): a block of 4 warps takes kFmaRows rows and
+// its group's 8·T vectors (the groups of the tensor-core kernels), and copies chunks of kFmaCols
+// columns of A and X into shared memory kFmaStages - 1 chunks ahead. A thread keeps a tile of
+// 4 × 4 to 16 × 8 rows × vectors of sums (the kernel's tile_rows, tile_vectors).
+constexpr int kFmaThreads = 128;
 constexpr int kFmaRows = 256;
 constexpr int kFmaCols = 16;
-constexpr int kFmaStagesCol = 4;
-constexpr int kFmaStagesRow = 3;
+constexpr int kFmaStages = 3;
 // A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
 constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
     return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
@@ -75,8 +73,7 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
 
 // The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
 // blocks_per_sm blocks an SM). X is packed where n is not a multiple of 4 and X is small beside A
-// (m >= 16·k): then every vector starts on 16 bytes and the multiply reads 4 of its columns at
-// once.
+// (m >= 16·k): then every vector starts on 16 bytes and is copied 16 bytes at a time, not 4.
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                      int blocks_per_sm);
 
@@ -118,8 +115,8 @@ bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
 // both at each k, slides/data/h100_step16_vectors_odd.csv), with a quarter of a block's rows or
 // more:
 //  - column-major: from k = 4, with a chunk's columns or more;
-//  - row-major: from k = 16 (its transposed tile costs more), and from k = 4 with fewer than 64
-//    columns, where the register-blocked kernel's lanes along a row are mostly idle.
+//  - row-major: from k = 16, and from k = 4 with fewer than 64 columns, where the
+//    register-blocked kernel's lanes along a row are mostly idle.
 // With fewer rows, or fewer columns in column-major, its blocks and chunks are mostly empty.
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 

@@ -5,88 +5,120 @@
 #include "staged_copy.cuh"
 #include "staged_launch.cuh"
 
-// Float on FP32 FMA, fed through shared memory as the staged tensor-core kernel is: a block of 8
-// warps copies chunks of kCols columns of its kRows rows of A, and of its vectors of X, with
-// cp.async, stages - 1 chunks ahead of its multiply-adds. Each thread keeps 2 rows × 4·T vectors
-// of sums: 4 warps of rows (64 rows each, a lane's 2 rows 32 apart) times 2 halves of the block's
-// 8·T vectors. So each element of A read from shared memory serves 4·T vectors, and the loads of
-// X (16 bytes, the same address for the whole warp: a broadcast) serve 2 rows each.
+// Float on FP32 FMA, fed through shared memory as the staged tensor-core kernel is: a block of 4
+// warps copies chunks of kCols columns of its kRows rows of A, and of its 8·T vectors of X, with
+// cp.async, kStages - 1 chunks ahead of its multiply-adds. Each thread keeps a tile of TM rows × TN
+// vectors of sums in registers, as an SGEMM does: for every 4 columns it loads its rows and its
+// vectors from shared memory, 16 bytes a load, and does 4·TM·TN multiply-adds with TM + TN loads.
+//
+// Why the tile: shared memory hands an SM 32 floats a clock (a float to each lane of one warp), its
+// FMA units do 4 warps' multiply-adds a clock. A thread must therefore do 4 multiply-adds for each
+// float it reads, TM·TN / (TM + TN) >= 4, to keep the FMA units busy. CGMA, flops a byte:
+//  - shared memory: 2·TM·TN / (4·(TM + TN)): 1 at 4 × 4, 1.33 at 8 × 4, 2 at 8 × 8, 2.67 at 16 × 8;
+//  - global memory: A read once for 8·T vectors, X once for kRows rows: 2·8T / (4 + 4·8T / kRows).
 namespace gemv::several {
 namespace {
 
 constexpr int kThreads = several::kFmaThreads;
-constexpr int kRows = several::kFmaRows, kCols = several::kFmaCols;
-constexpr int kRowWarps = 4;  // × 2 halves of the vectors: 8 warps
-template <bool row>
-__host__ __device__ constexpr int stages() {
-    return row ? several::kFmaStagesRow : several::kFmaStagesCol;
+constexpr int kRows = several::kFmaRows, kCols = several::kFmaCols, kStages = several::kFmaStages;
+
+// The thread tile for 8·T vectors a block: rows × vectors of sums a thread keeps (the block's
+// kRows × 8·T sums over its kThreads threads). It grows with T, as the multiply-adds per float
+// read must: 4 × 4 (2 a float) where A's bytes are the roof, 16 × 8 (5.3 a float) at 64 vectors,
+// where the FMA units are.
+__host__ __device__ constexpr int tile_rows(int T) {
+    return T >= 8 ? 16 : T >= 2 ? 8 : 4;
 }
-constexpr int kPitchRow = staged::kPitch<float, kCols>;  // 20 floats: a row of a row-major chunk
-constexpr int kPitchCol = staged::kPitch<float, kRows>;  // 260 floats: a column of a column-major chunk
-constexpr int kPitchX = staged::kPitch<float, kCols>;
-template <bool row>
-__host__ __device__ constexpr int a_stage() {
+__host__ __device__ constexpr int tile_vectors(int T) {
+    return kRows * 8 * T / (kThreads * tile_rows(T));
+}
+// Blocks an SM the registers must leave room for (65536 / (kThreads · blocks) a thread at most): as
+// many as the shared memory holds (3 or 4) up to 32 vectors, 2 for the 128 sums of 64.
+__host__ __device__ constexpr int min_blocks_per_sm(int T) {
+    return T >= 8 ? 2 : T >= 4 ? 3 : 4;
+}
+
+// Shared memory: every line starts on 16 bytes (staged::copy_lines). Row-major, a chunk's rows are
+// 20 floats apart, 16 columns and a granule of padding: row r starts in bank group 5·r mod 8 (a
+// group: the 4 banks a 16-byte load takes), so 8 consecutive rows take 8 different groups.
+// Column-major, a column's kRows rows are consecutive.
+constexpr int kPitchRow = kCols + staged::kGranule<float>;
+constexpr int kPitchCol = kRows;
+constexpr int kPitchX = kCols + staged::kGranule<float>;
+__host__ __device__ constexpr int stage_a(bool row) {
     return row ? kRows * kPitchRow : kCols * kPitchCol;
 }
-template <int T>
-__host__ __device__ constexpr int x_stage() {
+__host__ __device__ constexpr int stage_x(int T) {
     return 8 * T * kPitchX;
 }
-// Row-major: each chunk is turned into a column-major tile first, so that one multiply serves
-// both layouts (a warp reads 32 consecutive rows of a column: no bank conflicts).
-constexpr int kTile = kCols * kPitchCol;
-template <bool row, int T>
-constexpr int shared_bytes() {
-    return (stages<row>() * (a_stage<row>() + x_stage<T>()) + (row ? kTile : 0)) * int(sizeof(float));
+__host__ __device__ constexpr int shared_bytes(bool row, int T) {
+    return kStages * (stage_a(row) + stage_x(T)) * int(sizeof(float));
 }
 
-// BEGIN EXCERPT fma-transpose
-// Row-major: the chunk's rows (row r starts r·n mod 4 into its granules) into a column-major tile
-// whose columns start on 16 bytes. A warp moves 8 columns of 4 rows: column c, row r lands in
-// bank 4·c + r (a tile column is 260 = 8·32 + 4 floats), so its 32 writes take 32 banks.
-__device__ __forceinline__ void transpose_chunk(const float* sA, float* tile, int n4) {
-#pragma unroll 4
-    for (int e = threadIdx.x; e < kRows * kCols; e += kThreads) {
-        const int c = e % 8 + 8 * (e / 32 % (kCols / 8)), r = e / 8 % 4 + 4 * (e / (4 * kCols));
-        tile[c * kPitchCol + r] = sA[r * kPitchRow + r * n4 % 4 + c];
-    }
+// Row i of the thread's tile in the block's rows. The thread's row group rg (threadIdx.x mod
+// kRows / TM) runs fastest, so a quarter-warp (8 lanes, what one 16-byte shared load serves at
+// once) holds 8 consecutive row groups of one vector group: their loads of X are one address (a
+// broadcast), their loads of A take 8 bank groups. Row-major: rows rg + (kRows / TM)·i, 8
+// consecutive rows a quarter-warp. Column-major: 4 consecutive rows, one 16-byte load of a column,
+// 4·(rg + (kRows / TM)·(i / 4)) + i mod 4: a quarter-warp reads 8 consecutive granules.
+template <bool row, int T>
+__device__ __forceinline__ int tile_row(int rg, int i) {
+    constexpr int groups = kRows / tile_rows(T);
+    return row ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
 }
-// END EXCERPT fma-transpose
+
+__device__ __forceinline__ void load4(float (&v)[4], const float* p) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+}
+
+// Chunk jc … jc + kCols - 1 of the block's rows of A and of its vectors of X into a stage. Columns
+// past n are zeros in both; rows past m and vectors past k are not copied.
+template <bool row, int T>
+__device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A, const float* X, std::int64_t m,
+                                           std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t jc,
+                                           int v0, bool a_whole, bool x_whole) {
+    const int cols = int(min(std::int64_t(kCols), n - jc)), rows = int(min(std::int64_t(kRows), m - i0));
+    if (row)
+        staged::copy_lines<kRows, kCols, kThreads>(sA, kPitchRow, a_whole, A, {A + i0 * n + jc, n, rows, cols, true});
+    else
+        staged::copy_lines<kCols, kRows, kThreads>(sA, kPitchCol, a_whole, A, {A + jc * m + i0, m, cols, rows, false});
+    staged::copy_lines<8 * T, kCols, kThreads>(sX, kPitchX, x_whole, X,
+                                               {X + v0 * ldx + jc, ldx, int(min(8 * T, k - v0)), cols, true});
+}
 
 // BEGIN EXCERPT fma-multiply
-// The lane's rows 64·rw + lane and + 32 of one chunk times the 4·T vectors of half vh. A column
-// of the chunk starts s = (column · m) mod 4 into its granules (0 in the row-major tile); the
-// lane reads its two rows of four columns, then for each vector the four columns of X in one
-// 16-byte broadcast where its vectors start on 16 bytes (x_aligned), else four 4-byte reads from
-// s_x[q] on. Columns from `limit` on are past the slice: left out.
-template <bool row, int T, bool x_aligned, bool edge>
-__device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX, float (&sum)[4 * T][2], int rw, int vh,
-                                               int lane, int m4, const int (&s_x)[4 * T], int limit) {
-    const float* x = sX + vh * 4 * T * kPitchX;
-#pragma unroll
+// One chunk into the thread's tile of sums, 4 columns c … c + 3 at a time: its TN vectors (from
+// vg·TN on) in TN 16-byte loads, then its rows 4 at a time, a[e][u] = row 4q + e, column c + u of
+// the tile, in 4 loads: row-major one a row, column-major one a column.
+template <bool row, int T>
+__device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
+                                               float (&sum)[tile_rows(T)][tile_vectors(T)], int rg, int vg) {
+    constexpr int TM = tile_rows(T), TN = tile_vectors(T);
+#pragma unroll 1  // unrolled, the next steps' loads come early and take registers the sums need
     for (int c = 0; c < kCols; c += 4) {
-        float a[4][2];
+        float x[TN][4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) {
-            const float* p = sA + (c + u) * kPitchCol + (row ? 0 : (c + u) * m4 % 4) + 64 * rw + lane;
+        for (int j = 0; j < TN; ++j) load4(x[j], sX + (vg * TN + j) * kPitchX + c);
 #pragma unroll
-            for (int e = 0; e < 2; ++e) a[u][e] = edge && c + u >= limit ? 0.0f : p[32 * e];
-        }
+        for (int q = 0; q < TM / 4; ++q) {
+            float a[4][4];
 #pragma unroll
-        for (int q = 0; q < 4 * T; ++q) {
-            float xs[4];
-            if (x_aligned) {
-                const float4 v = *reinterpret_cast<const float4*>(x + q * kPitchX + c);
-                xs[0] = v.x, xs[1] = v.y, xs[2] = v.z, xs[3] = v.w;
-            } else {
-#pragma unroll
-                for (int u = 0; u < 4; ++u) xs[u] = x[q * kPitchX + s_x[q] + c + u];
+            for (int e = 0; e < 4; ++e) {
+                if (row) {
+                    load4(a[e], sA + tile_row<row, T>(rg, 4 * q + e) * kPitchRow + c);
+                } else {
+                    const float4 v =
+                        *reinterpret_cast<const float4*>(sA + (c + e) * kPitchCol + tile_row<row, T>(rg, 4 * q));
+                    a[0][e] = v.x, a[1][e] = v.y, a[2][e] = v.z, a[3][e] = v.w;
+                }
             }
 #pragma unroll
-            for (int u = 0; u < 4; ++u)
-                if (!edge || c + u < limit)
+            for (int e = 0; e < 4; ++e)
 #pragma unroll
-                    for (int e = 0; e < 2; ++e) sum[q][e] += a[u][e] * xs[u];
+                for (int j = 0; j < TN; ++j)
+#pragma unroll
+                    for (int u = 0; u < 4; ++u) sum[4 * q + e][j] += a[e][u] * x[j][u];
         }
     }
 }
@@ -95,87 +127,75 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
 // `per` columns (a multiple of kCols); where there are several, partial sums are added into a
 // zeroed Y. Vector v of X starts at X + v·ldx.
-template <bool row, int T, bool x_aligned>
-__global__ void __launch_bounds__(kThreads, 2)
+template <bool row, int T>
+__global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     fma_staged(const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
                std::int64_t per, std::int64_t row_blocks, bool atomic) {
-    constexpr int kStages = stages<row>();
+    constexpr int TM = tile_rows(T), TN = tile_vectors(T), groups = kRows / TM;
+    static_assert(TM % 4 == 0 && kRows % TM == 0, "rows come 4 to a 16-byte load, and fill the block's rows");
+    static_assert(8 * T % TN == 0 && groups * (8 * T / TN) == kThreads, "the threads' tiles are the block's");
+    static_assert(groups % 8 == 0, "a quarter-warp's 8 lanes are 8 row groups of one vector group");
+    static_assert(kCols % 4 == 0 && kThreads % 32 == 0, "columns come 4 to a 16-byte load");
     extern __shared__ float4 shared4[];
     float* sA = reinterpret_cast<float*>(shared4);
-    float* sX = sA + kStages * a_stage<row>();
-    float* tile = sX + kStages * x_stage<T>();
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, rw = warp % kRowWarps, vh = warp / kRowWarps;
+    float* sX = sA + kStages * stage_a(row);
+    const int rg = int(threadIdx.x) % groups, vg = int(threadIdx.x) / groups;
     const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
+    // 16-byte copies where every line starts on 16 bytes in global memory: row-major rows where n is
+    // a multiple of 4, columns where m is, vectors where ldx is (i0, jc and v0 are multiples of 4).
+    const auto on16 = [](const float* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+    const bool a_whole = (row ? n : m) % 4 == 0 && on16(A), x_whole = ldx % 4 == 0 && on16(X);
     const auto copy = [&](int c) {  // chunk c into its slot
-        staged::copy_chunk<float, row, kRows, kCols, 8 * T, kThreads>(sA + c % kStages * a_stage<row>(),
-                                                                      sX + c % kStages * x_stage<T>(), A, X, m, n, k,
-                                                                      ldx, i0, j0 + std::int64_t(c) * kCols, v0);
+        copy_chunk<row, T>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), A, X, m, n, k, ldx, i0,
+                           j0 + std::int64_t(c) * kCols, v0, a_whole, x_whole);
     };
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
         if (c < chunks) copy(c);
         staged::commit_copies();
     }
-    // Where lines start in their granules: the same in every chunk, since i0, v0 and jc are
-    // multiples of 4 (column j of A starts j·m mod 4 in, row i i·n mod 4, vector v v·ldx mod 4).
-    const int m4 = int(m % 4), n4 = int(n % 4);
-    int s_x[4 * T];
-#pragma unroll
-    for (int q = 0; q < 4 * T; ++q) s_x[q] = int(std::int64_t(v0 + vh * 4 * T + q) * ldx % 4);
-    float sum[4 * T][2] = {};
+    float sum[TM][TN] = {};
     for (int c = 0; c < chunks; ++c) {
         staged::wait_copies<kStages - 2>();  // chunk c is in
-        __syncthreads();                     // for every thread, and every warp is done with chunk c - 1
-        const float* a = sA + c % kStages * a_stage<row>();
-        if (row) {
-            transpose_chunk(a, tile, n4);
-            a = tile;
-        }
+        __syncthreads();                     // for every thread, and every thread is done with chunk c - 1
         if (c + kStages - 1 < chunks) copy(c + kStages - 1);  // into the slot of chunk c - 1
         staged::commit_copies();
-        if (row) __syncthreads();  // the tile is whole
-        const std::int64_t jc = j0 + std::int64_t(c) * kCols;
-        const float* x = sX + c % kStages * x_stage<T>();
-        if (jc + kCols <= j1)
-            multiply_chunk<row, T, x_aligned, false>(a, x, sum, rw, vh, lane, m4, s_x, kCols);
-        else
-            multiply_chunk<row, T, x_aligned, true>(a, x, sum, rw, vh, lane, m4, s_x, int(j1 - jc));
+        multiply_chunk<row, T>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), sum, rg, vg);
     }
     staged::wait_copies<0>();
 #pragma unroll
-    for (int q = 0; q < 4 * T; ++q)
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            const std::int64_t i = i0 + 64 * rw + lane + 32 * e;
-            const int v = v0 + vh * 4 * T + q;
-            if (i < m && v < k) {
-                float* y = Y + std::int64_t(v) * m + i;
+        for (int j = 0; j < TN; ++j) {
+            const std::int64_t r = i0 + tile_row<row, T>(rg, i);
+            const int v = v0 + vg * TN + j;
+            if (r < m && v < k) {
+                float* y = Y + std::int64_t(v) * m + r;
                 if (atomic)
-                    atomicAdd(y, sum[q][e]);
+                    atomicAdd(y, sum[i][j]);
                 else
-                    *y = sum[q][e];
+                    *y = sum[i][j];
             }
         }
 }
 
-// The kernel for a layout, T and X's alignment, its shared memory allowed once (more than the
-// default 48 KiB).
-template <bool row, int T, bool x_aligned>
+// The kernel for a layout and T, its shared memory allowed once (more than the default 48 KiB).
+template <bool row, int T>
 const void* prepared() {
-    static const cudaError_t allowed = cudaFuncSetAttribute(
-        fma_staged<row, T, x_aligned>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
+    static const cudaError_t allowed =
+        cudaFuncSetAttribute(fma_staged<row, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes(row, T));
     GEMV_CUDA_CHECK(allowed);
-    return reinterpret_cast<const void*>(&fma_staged<row, T, x_aligned>);
+    return reinterpret_cast<const void*>(&fma_staged<row, T>);
 }
 
-// The instance the report and the occupancy stand for: X read where it lies, aligned.
+// The instance the report and the occupancy stand for.
 staged::Instance instance_for(int group, gemv::Layout layout) {
     return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        return staged::Instance{prepared<R, T, true>(), std::size_t(shared_bytes<R, T>())};
+        return staged::Instance{prepared<R, T>(), std::size_t(shared_bytes(R, T))};
     });
 }
 
@@ -183,15 +203,8 @@ template <bool row, int T>
 void launch(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
     const dim3 grid(unsigned(p.blocks * p.groups), unsigned(p.slices));
-    if (ldx % 4 == 0) {
-        prepared<row, T, true>();
-        fma_staged<row, T, true>
-            <<<grid, kThreads, shared_bytes<row, T>(), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
-    } else {
-        prepared<row, T, false>();
-        fma_staged<row, T, false>
-            <<<grid, kThreads, shared_bytes<row, T>(), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
-    }
+    prepared<row, T>();
+    fma_staged<row, T><<<grid, kThreads, shared_bytes(row, T), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
 }  // namespace
@@ -208,7 +221,7 @@ void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A
                      std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads)
         throw std::logic_error("gemv_fma_staged needs a plan from plan_fma_staged");
-    // X packed where the plan says so, so that the multiply reads 4 columns of X at once.
+    // X packed where the plan says so, so that its vectors are copied 16 bytes at a time.
     staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
         staged::run(p, X, Y, m, n, k, s, [&](const float* Xs, std::int64_t ldx) {
             launch<decltype(row)::value, decltype(tiles)::value>(p, A, Xs, ldx, Y, m, n, k, s);

@@ -30,7 +30,8 @@ gemv::Launch tensor_staged_launch(const several::Plan& plan, gemv::Layout layout
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
 
 // Float on FP32 FMA fed through shared memory (gemv_fma_staged.cu): the same staging, a thread
-// keeping 2 rows × 4·T vectors of sums. Its launch and blocks an SM, for plan_fma_staged.
+// keeping a tile of rows × vectors of sums, as an SGEMM does. Its launch and blocks an SM, for
+// plan_fma_staged.
 void gemv_fma_staged(const several::Plan& plan, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);

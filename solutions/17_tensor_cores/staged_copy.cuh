@@ -5,12 +5,15 @@
 #include "async_copy.cuh"
 
 // The copies of step 17's staged kernels (gemv_tensor_staged.cu, gemv_fma_staged.cu): chunks of A
-// and X into shared memory with cp.async, ahead of the multiplies, as a GEMM feeds its tiles.
+// and X into shared memory with cp.async, ahead of the multiplies, as a GEMM feeds its tiles. The
+// tensor-core kernel copies the aligned granules that cover each line (copy_chunk); the FMA kernel
+// lands every line on 16 bytes (copy_lines).
 namespace gemv::staged {
 
 // The copies themselves (cp.async: global to shared memory without registers), as step 11 uses them.
 using gemv::commit_copies;
 using gemv::copy16_async;
+using gemv::copy4_async;
 using gemv::wait_copies;
 
 // Elements of E in a 16-byte granule (8 bf16, 4 float). A line in shared memory (a row of a
@@ -60,5 +63,67 @@ __device__ __forceinline__ void copy_chunk(E* sA, E* sX, const E* A, const E* X,
     }
 }
 // END EXCERPT staged-copy
+
+// The FMA kernel's copies (float): each line lands on 16 bytes in shared memory wherever it starts
+// in global memory, so that the multiply reads 4 of its elements in one 16-byte load and never
+// realigns. `lines` lines of `length` floats, line l from `from` + l·stride in global memory, to
+// `to` + l·pitch in shared memory; `count` lines there, `valid` elements of each. Zeros where the
+// sum runs past the matrix, so that they add nothing: past `valid` in a line where the sum runs
+// along the lines (`along`: rows of row-major A, vectors of X), in the lines past `count` where it
+// runs across them (columns of column-major A). The rest (rows past m, vectors past k, whose sums
+// are never stored) is left as it is.
+struct Lines {
+    const float* from;
+    std::int64_t stride;
+    int count, valid;
+    bool along;
+};
+
+// One piece (`piece` floats: 4 or 1) of line l at element e: copied, zero-filled or left. A
+// zero-filled copy reads nothing, but its source must be an address: `base`, the array's start.
+template <int piece>
+__device__ __forceinline__ void copy_piece(float* to, const float* src, const float* base, const Lines& s, int l,
+                                           int e) {
+    if (s.along ? l >= s.count : e >= s.valid) return;
+    const int there = l < s.count ? max(0, min(piece, s.valid - e)) : 0;
+    if (piece == 4)
+        copy16_async(to, there > 0 ? src : base, unsigned(4 * there));
+    else
+        copy4_async(to, there > 0 ? src : base, unsigned(4 * there));
+}
+
+// The lines in pieces of `piece` floats, consecutive threads on consecutive pieces of a line; a
+// thread's source pointer steps from line to line by an addition, not a 64-bit multiply a piece.
+template <int piece, int lines, int length, int threads>
+__device__ __forceinline__ void copy_pieces(float* to, int pitch, const float* base, const Lines& s) {
+    constexpr int per_line = length / piece;
+    static_assert(length % piece == 0 && (threads % per_line == 0 || per_line % threads == 0),
+                  "a line's pieces fit the threads a whole number of times, or the other way round");
+    if constexpr (threads % per_line == 0) {  // a thread: one piece of every (threads / per_line)-th line
+        constexpr int step = threads / per_line;
+        const int e = piece * (int(threadIdx.x) % per_line);
+        int l = int(threadIdx.x) / per_line;
+        const float* src = s.from + l * s.stride + e;
+#pragma unroll 2
+        for (; l < lines; l += step, src += step * s.stride) copy_piece<piece>(to + l * pitch + e, src, base, s, l, e);
+    } else {  // a thread: every (threads · piece)-th element of each line
+#pragma unroll 1
+        for (int l = 0; l < lines; ++l) {
+            const float* src = s.from + l * s.stride;
+#pragma unroll
+            for (int e = piece * int(threadIdx.x); e < length; e += piece * threads)
+                copy_piece<piece>(to + l * pitch + e, src + e, base, s, l, e);
+        }
+    }
+}
+
+// 16-byte copies where every line starts on 16 bytes in global memory (`whole`), else 4-byte ones.
+template <int lines, int length, int threads>
+__device__ __forceinline__ void copy_lines(float* to, int pitch, bool whole, const float* base, const Lines& s) {
+    if (whole)
+        copy_pieces<kGranule<float>, lines, length, threads>(to, pitch, base, s);
+    else
+        copy_pieces<1, lines, length, threads>(to, pitch, base, s);
+}
 
 }  // namespace gemv::staged
