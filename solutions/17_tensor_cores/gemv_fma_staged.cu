@@ -61,11 +61,13 @@ __host__ __device__ constexpr int shared_bytes(bool row, int T) {
 // once) holds 8 consecutive row groups of one vector group: their loads of X are one address (a
 // broadcast), their loads of A take 8 bank groups. Row-major: rows rg + (kRows / TM)·i, 8
 // consecutive rows a quarter-warp. Column-major: 4 consecutive rows, one 16-byte load of a column,
-// 4·(rg + (kRows / TM)·(i / 4)) + i mod 4: a quarter-warp reads 8 consecutive granules.
-template <bool row, int T>
+// 4·(rg + (kRows / TM)·(i / 4)) + i mod 4: a quarter-warp reads 8 consecutive granules. Columns
+// copied as they lie (`shifted`), read a float at a time: rows as row-major's, so that the lanes of
+// a warp read consecutive floats of a column (no two lanes on one bank but for the same float).
+template <bool row, int T, bool shifted = false>
 __device__ __forceinline__ int tile_row(int rg, int i) {
     constexpr int groups = kRows / tile_rows(T);
-    return row ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
+    return row || shifted ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
 }
 
 __device__ __forceinline__ void load4(float (&v)[4], const float* p) {
@@ -130,9 +132,9 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
                 if (row) {
                     load4(a[e], sA + tile_row<row, T>(rg, 4 * q + e) * kPitchRow + c);
                 } else if (shifted) {
-                    const float* p = sA + (c + e) * kPitchCol + ((c + e) * m4 & 3) + tile_row<row, T>(rg, 4 * q);
+                    const float* p = sA + (c + e) * kPitchCol + ((c + e) * m4 & 3);
 #pragma unroll
-                    for (int i = 0; i < 4; ++i) a[i][e] = p[i];
+                    for (int i = 0; i < 4; ++i) a[i][e] = p[tile_row<row, T, true>(rg, 4 * q + i)];
                 } else {
                     const float4 v =
                         *reinterpret_cast<const float4*>(sA + (c + e) * kPitchCol + tile_row<row, T>(rg, 4 * q));
@@ -196,7 +198,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const std::int64_t r = i0 + tile_row<row, T>(rg, i);
+            const std::int64_t r = i0 + tile_row<row, T, shifted>(rg, i);
             const int v = v0 + vg * TN + j;
             if (r < m && v < k) {
                 float* y = Y + std::int64_t(v) * m + r;
