@@ -41,9 +41,10 @@ __host__ __device__ constexpr int min_blocks_per_sm(int T) {
 // Shared memory: every line starts on 16 bytes (staged::copy_lines). Row-major, a chunk's rows are
 // 20 floats apart, 16 columns and a granule of padding: row r starts in bank group 5·r mod 8 (a
 // group: the 4 banks a 16-byte load takes), so 8 consecutive rows take 8 different groups.
-// Column-major, a column's kRows rows are consecutive.
+// Column-major, a column's kRows rows are consecutive, and a granule more holds a column copied as
+// it lies (copy_columns_as_they_lie).
 constexpr int kPitchRow = kCols + staged::kGranule<float>;
-constexpr int kPitchCol = kRows;
+constexpr int kPitchCol = kRows + staged::kGranule<float>;
 constexpr int kPitchX = kCols + staged::kGranule<float>;
 __host__ __device__ constexpr int stage_a(bool row) {
     return row ? kRows * kPitchRow : kCols * kPitchCol;
@@ -60,11 +61,13 @@ __host__ __device__ constexpr int shared_bytes(bool row, int T) {
 // once) holds 8 consecutive row groups of one vector group: their loads of X are one address (a
 // broadcast), their loads of A take 8 bank groups. Row-major: rows rg + (kRows / TM)·i, 8
 // consecutive rows a quarter-warp. Column-major: 4 consecutive rows, one 16-byte load of a column,
-// 4·(rg + (kRows / TM)·(i / 4)) + i mod 4: a quarter-warp reads 8 consecutive granules.
-template <bool row, int T>
+// 4·(rg + (kRows / TM)·(i / 4)) + i mod 4: a quarter-warp reads 8 consecutive granules. Columns
+// copied as they lie (`shifted`), read a float at a time: rows as row-major's, so that the lanes of
+// a warp read consecutive floats of a column (no two lanes on one bank but for the same float).
+template <bool row, int T, bool shifted = false>
 __device__ __forceinline__ int tile_row(int rg, int i) {
     constexpr int groups = kRows / tile_rows(T);
-    return row ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
+    return row || shifted ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
 }
 
 __device__ __forceinline__ void load4(float (&v)[4], const float* p) {
@@ -72,14 +75,34 @@ __device__ __forceinline__ void load4(float (&v)[4], const float* p) {
     v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
 }
 
+// Column-major A (on 16 bytes) whose columns do not start on 16 bytes, m not a multiple of 4: each
+// column's granules as they lie, 16 bytes a copy (4-byte copies of every float measured at half
+// the speed), so that column l of the chunk lands (l·m) mod 4 floats into its line. Zeros in the
+// columns past n and past A's end; the rows past m are the next column's, in sums never stored.
+__device__ __forceinline__ void copy_columns_as_they_lie(float* sA, const float* A, std::int64_t m, std::int64_t n,
+                                                         std::int64_t i0, std::int64_t jc, int cols) {
+    constexpr int granules = kPitchCol / staged::kGranule<float>;  // a line: kRows floats from any of 4 starts
+    const float* end = A + m * n;
+#pragma unroll 2
+    for (int e = int(threadIdx.x); e < kCols * granules; e += kThreads) {
+        const int l = e / granules, g = e % granules;
+        const std::int64_t first = (jc + l) * m + i0;  // the column's row i0, from A's start
+        const float* src = A + (first - first % 4) + 4 * g;
+        const int bytes = l < cols ? int(max(std::int64_t(0), min(std::int64_t(16), 4 * (end - src)))) : 0;
+        staged::copy16_async(sA + l * kPitchCol + 4 * g, bytes > 0 ? src : A, unsigned(bytes));
+    }
+}
+
 // Chunk jc … jc + kCols - 1 of the block's rows of A and of its vectors of X into a stage. Columns
 // past n are zeros in both; rows past m and vectors past k are not copied.
-template <bool row, int T>
+template <bool row, int T, bool shifted>
 __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A, const float* X, std::int64_t m,
                                            std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t jc,
                                            int v0, bool a_whole, bool x_whole) {
     const int cols = int(min(std::int64_t(kCols), n - jc)), rows = int(min(std::int64_t(kRows), m - i0));
-    if (row)
+    if (shifted)
+        copy_columns_as_they_lie(sA, A, m, n, i0, jc, cols);
+    else if (row)
         staged::copy_lines<kRows, kCols, kThreads>(sA, kPitchRow, a_whole, A, {A + i0 * n + jc, n, rows, cols, true});
     else
         staged::copy_lines<kCols, kRows, kThreads>(sA, kPitchCol, a_whole, A, {A + jc * m + i0, m, cols, rows, false});
@@ -90,10 +113,11 @@ __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A,
 // BEGIN EXCERPT fma-multiply
 // One chunk into the thread's tile of sums, 4 columns c … c + 3 at a time: its TN vectors (from
 // vg·TN on) in TN 16-byte loads, then its rows 4 at a time, a[e][u] = row 4q + e, column c + u of
-// the tile, in 4 loads: row-major one a row, column-major one a column.
-template <bool row, int T>
+// the tile, in 4 loads: row-major one a row, column-major one a column. Columns copied as they lie
+// (`shifted`: column c starts (c·m) mod 4 floats into its line) are read a float at a time.
+template <bool row, int T, bool shifted>
 __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
-                                               float (&sum)[tile_rows(T)][tile_vectors(T)], int rg, int vg) {
+                                               float (&sum)[tile_rows(T)][tile_vectors(T)], int rg, int vg, int m4) {
     constexpr int TM = tile_rows(T), TN = tile_vectors(T);
 #pragma unroll 1  // unrolled, the next steps' loads come early and take registers the sums need
     for (int c = 0; c < kCols; c += 4) {
@@ -107,6 +131,10 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
             for (int e = 0; e < 4; ++e) {
                 if (row) {
                     load4(a[e], sA + tile_row<row, T>(rg, 4 * q + e) * kPitchRow + c);
+                } else if (shifted) {
+                    const float* p = sA + (c + e) * kPitchCol + ((c + e) * m4 & 3);
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) a[i][e] = p[tile_row<row, T, true>(rg, 4 * q + i)];
                 } else {
                     const float4 v =
                         *reinterpret_cast<const float4*>(sA + (c + e) * kPitchCol + tile_row<row, T>(rg, 4 * q));
@@ -127,7 +155,7 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
 // `per` columns (a multiple of kCols); where there are several, partial sums are added into a
 // zeroed Y. Vector v of X starts at X + v·ldx.
-template <bool row, int T>
+template <bool row, int T, bool shifted>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     fma_staged(const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
                std::int64_t per, std::int64_t row_blocks, bool atomic) {
@@ -149,8 +177,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     const auto on16 = [](const float* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
     const bool a_whole = (row ? n : m) % 4 == 0 && on16(A), x_whole = ldx % 4 == 0 && on16(X);
     const auto copy = [&](int c) {  // chunk c into its slot
-        copy_chunk<row, T>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), A, X, m, n, k, ldx, i0,
-                           j0 + std::int64_t(c) * kCols, v0, a_whole, x_whole);
+        copy_chunk<row, T, shifted>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), A, X, m, n, k, ldx,
+                                    i0, j0 + std::int64_t(c) * kCols, v0, a_whole, x_whole);
     };
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
         if (c < chunks) copy(c);
@@ -162,14 +190,15 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
         __syncthreads();                     // for every thread, and every thread is done with chunk c - 1
         if (c + kStages - 1 < chunks) copy(c + kStages - 1);  // into the slot of chunk c - 1
         staged::commit_copies();
-        multiply_chunk<row, T>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), sum, rg, vg);
+        multiply_chunk<row, T, shifted>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), sum, rg, vg,
+                                        int(m % 4));
     }
     staged::wait_copies<0>();
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const std::int64_t r = i0 + tile_row<row, T>(rg, i);
+            const std::int64_t r = i0 + tile_row<row, T, shifted>(rg, i);
             const int v = v0 + vg * TN + j;
             if (r < m && v < k) {
                 float* y = Y + std::int64_t(v) * m + r;
@@ -181,13 +210,14 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
         }
 }
 
-// The kernel for a layout and T, its shared memory allowed once (more than the default 48 KiB).
-template <bool row, int T>
+// The kernel for a layout, T and A's columns as they lie or not, its shared memory allowed once
+// (more than the default 48 KiB).
+template <bool row, int T, bool shifted>
 const void* prepared() {
-    static const cudaError_t allowed =
-        cudaFuncSetAttribute(fma_staged<row, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes(row, T));
+    static const cudaError_t allowed = cudaFuncSetAttribute(
+        fma_staged<row, T, shifted>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes(row, T));
     GEMV_CUDA_CHECK(allowed);
-    return reinterpret_cast<const void*>(&fma_staged<row, T>);
+    return reinterpret_cast<const void*>(&fma_staged<row, T, shifted>);
 }
 
 // The instance the report and the occupancy stand for.
@@ -195,7 +225,7 @@ staged::Instance instance_for(int group, gemv::Layout layout) {
     return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        return staged::Instance{prepared<R, T>(), std::size_t(shared_bytes(R, T))};
+        return staged::Instance{prepared<R, T, false>(), std::size_t(shared_bytes(R, T))};
     });
 }
 
@@ -203,8 +233,16 @@ template <bool row, int T>
 void launch(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
     const dim3 grid(unsigned(p.blocks * p.groups), unsigned(p.slices));
-    prepared<row, T>();
-    fma_staged<row, T><<<grid, kThreads, shared_bytes(row, T), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
+    // Column-major with m not a multiple of 4 (A itself on 16 bytes): columns copied as they lie.
+    if (!row && m % 4 != 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0) {
+        prepared<false, T, true>();
+        fma_staged<false, T, true>
+            <<<grid, kThreads, shared_bytes(row, T), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
+    } else {
+        prepared<row, T, false>();
+        fma_staged<row, T, false>
+            <<<grid, kThreads, shared_bytes(row, T), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
+    }
 }
 
 }  // namespace
