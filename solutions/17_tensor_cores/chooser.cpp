@@ -107,8 +107,7 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
     if (m < kFmaRows / 4) return false;
-    if (layout == gemv::Layout::row) return k >= 16 || (k >= 4 && n < 4 * kFmaCols);
-    return k >= 4 && n >= kFmaCols;
+    return k >= 4 && (layout == gemv::Layout::row || n >= kFmaCols);
 }
 
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {

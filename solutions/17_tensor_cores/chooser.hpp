@@ -113,10 +113,7 @@ bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
 
 // Where the staged FMA kernel measured faster than the register-blocked one on the H100 (float,
 // both at each k, slides/data/h100_step16_vectors_odd.csv), with a quarter of a block's rows or
-// more:
-//  - column-major: from k = 4, with a chunk's columns or more;
-//  - row-major: from k = 16, and from k = 4 with fewer than 64 columns, where the
-//    register-blocked kernel's lanes along a row are mostly idle.
+// more: from k = 4, in column-major with a chunk's columns or more.
 // With fewer rows, or fewer columns in column-major, its blocks and chunks are mostly empty.
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
