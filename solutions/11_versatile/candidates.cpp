@@ -197,9 +197,9 @@ std::vector<VersatileConfig> candidate_configs(Layout layout, std::int64_t m, st
     add_in_place(out, s, vector, Loads::aligned);
     if (vector < widest && elem < 4) add_in_place(out, s, widest, Loads::realigned);
     if (s.col() && m <= kFlatMaxRows) add_flat_col(out, s, widest);
-    // Row-major flat, whatever n (versatile_invalid keeps the rows that fit in shared memory): where
-    // 16-byte loads cannot follow the rows, and where they can but a row is a few loads.
-    if (!s.col()) add_flat_row(out, s, widest);
+    // Row-major flat where it suits the rows (versatile_invalid keeps those that fit in shared
+    // memory): every row 16-byte loads cannot follow, and short rows they can.
+    if (!s.col() && flat_row_suits(n, s.elem)) add_flat_row(out, s, widest);
     if ((s.col() ? m : n) == 2 || (s.col() ? m : n) == 3) add_tiles(out, s, widest);
     return out;
 }
