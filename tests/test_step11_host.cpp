@@ -345,23 +345,6 @@ TEST_CASE("step 11: flat row-major stays off rows of a multiple of 32 bytes, tun
     REQUIRE(at(16777216, 12).threads_per_row == 8);  // 6 loads a row
 }
 
-TEST_CASE("step 11: a row-major configuration moved to longer rows keeps its passes along a row", "[step11]") {
-    const TempDir dir;
-    // 12 floats a row: 3 loads of 16 bytes, one pass of 4 threads.
-    const std::string path =
-        saved_table(dir, "passes.csv", "float", "row",
-                    {{14103441, 12, {128, 4, 4, 4, 1, gemv::Combine::store, gemv::Loads::aligned}, 100}});
-    const auto threads = [&](std::int64_t m, std::int64_t n) {
-        const auto c = gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::row, m, n);
-        REQUIRE(c.how == gemv::ConfigSource::tuned);
-        REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::row, m, n, 4).empty());
-        return c.config.threads_per_row;
-    };
-    REQUIRE(threads(14103441, 12) == 4);  // the tuned point runs as tuned
-    REQUIRE(threads(13421772, 20) == 8);  // 5 loads: one pass of 8 threads, not two of 4
-    REQUIRE(threads(13421772, 8) == 2);   // 2 loads: 2 threads cover them
-}
-
 TEST_CASE("step 11: a staggered configuration tuned in one row block stays in one where it can", "[step11]") {
     const TempDir dir;
     // 91 rows in one block of 32 lanes (31 row groups of 4 owned); 127 rows need 33 groups.

@@ -94,23 +94,15 @@ void fit_vector(const Fit& f, VersatileConfig& c) {
 }
 
 // In place: never more threads along a row group than it takes to cover it once (a configuration
-// tuned at n = 12 would leave three of every four threads idle at n = 4). Row-major, a row longer
-// than the tuned one and whole in a block: as many passes along it a thread as at the tuned point
-// (4 threads of 16 bytes, one pass over 12 floats, would make two over 20, the second a quarter
-// full: 56 % of the ceiling on the H200 against 88 % for 8 threads).
+// tuned at n = 12 would leave three of every four threads idle at n = 4).
 void fit_threads(const Fit& f, VersatileConfig& c) {
     if (!in_place(c)) return;
-    const std::int64_t cover = pow2_at_least(div_up(f.along(), c.vector));
+    const std::int64_t cover = pow2_at_least((f.along() + c.vector - 1) / c.vector);
     if (f.col()) {
         const std::int64_t lanes = std::min<std::int64_t>(c.block / c.threads_per_row, cover);
         c.threads_per_row = static_cast<int>(c.block / lanes);
     } else {
-        std::int64_t threads = c.threads_per_row;
-        if (f.n > f.tuned_n && c.blocks_per_row == 1 && in_place(f.tuned)) {
-            const std::int64_t passes = div_up(div_up(f.tuned_n, f.tuned.vector), f.tuned.threads_per_row);
-            threads = std::max(threads, pow2_at_least(div_up(div_up(f.n, c.vector), passes)));
-        }
-        c.threads_per_row = static_cast<int>(std::min<std::int64_t>({threads, cover, c.block}));
+        c.threads_per_row = static_cast<int>(std::min<std::int64_t>(c.threads_per_row, cover));
     }
     if (c.loads == Loads::staggered && f.col() && row_blocks(f.tuned, f.layout, f.tuned_m, f.tuned_n) == 1) {
         // Staggered blocks own one row group less than their lanes cover: where the tuned point fit
