@@ -337,12 +337,14 @@ TEST_CASE("step 11: flat row-major stays off rows of a multiple of 32 bytes, tun
         return c.config;
     };
     REQUIRE(at(13421772, 11).loads == gemv::Loads::flat);
-    // 16 doubles: in place, 16-byte loads, 8 threads cover the row once.
+    // 16 doubles: in place, 16-byte loads, 8 threads cover the row once; 36 doubles: 8 threads.
     const auto sixteen = at(16777216, 16);
     REQUIRE(sixteen.loads == gemv::Loads::aligned);
     REQUIRE(sixteen.vector == 2);
     REQUIRE(sixteen.threads_per_row == 8);
     REQUIRE(at(16777216, 12).threads_per_row == 8);  // 6 loads a row
+    REQUIRE(at(7409865, 36).threads_per_row == 8);
+    REQUIRE(at(67108864, 4).threads_per_row == 2);  // 2 loads a row
 }
 
 TEST_CASE("step 11: a staggered configuration tuned in one row block stays in one where it can", "[step11]") {
