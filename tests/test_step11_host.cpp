@@ -4,6 +4,7 @@
 // kernels compiled.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -313,6 +314,37 @@ TEST_CASE("step 11: a flat row-major configuration moved to longer rows shares t
         gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f32, gemv::Layout::row, 9000, 20001);
     REQUIRE(wide.config.loads == gemv::Loads::aligned);
     REQUIRE(gemv::versatile_invalid(wide.config, gemv::Layout::row, 9000, 20001, 4).empty());
+}
+
+TEST_CASE("step 11: flat row-major stays off rows of a multiple of 32 bytes, tuned or fitted", "[step11]") {
+    const auto has_flat = [](std::int64_t m, std::int64_t n) {
+        const auto configs = gemv::candidate_configs(gemv::Layout::row, m, n, 8, kH100);
+        return std::any_of(configs.begin(), configs.end(),
+                           [](const gemv::VersatileConfig& c) { return c.loads == gemv::Loads::flat; });
+    };
+    REQUIRE(has_flat(13421772, 10));   // 80-byte rows, 16-byte loads follow them: flat is tried too
+    REQUIRE(has_flat(13421772, 11));   // 88 bytes: 16-byte loads cannot follow
+    REQUIRE(!has_flat(16777216, 16));  // 128 bytes: a warp's rows would start on the same banks
+    REQUIRE(!has_flat(16777216, 12));  // 96 bytes
+    const TempDir dir;
+    const std::string path =
+        saved_table(dir, "flat_even.csv", "double", "row",
+                    {{13421772, 10, {256, 2, 4, 1, 1, gemv::Combine::store, gemv::Loads::flat}, 100}});
+    const auto at = [&](std::int64_t m, std::int64_t n) {
+        const auto c = gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::f64, gemv::Layout::row, m, n);
+        REQUIRE(c.how == gemv::ConfigSource::tuned);
+        REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::row, m, n, 8).empty());
+        return c.config;
+    };
+    REQUIRE(at(13421772, 11).loads == gemv::Loads::flat);
+    // 16 doubles: in place, 16-byte loads, 8 threads cover the row once; 36 doubles: 8 threads.
+    const auto sixteen = at(16777216, 16);
+    REQUIRE(sixteen.loads == gemv::Loads::aligned);
+    REQUIRE(sixteen.vector == 2);
+    REQUIRE(sixteen.threads_per_row == 8);
+    REQUIRE(at(16777216, 12).threads_per_row == 8);  // 6 loads a row
+    REQUIRE(at(7409865, 36).threads_per_row == 8);
+    REQUIRE(at(67108864, 4).threads_per_row == 2);  // 2 loads a row
 }
 
 TEST_CASE("step 11: a staggered configuration tuned in one row block stays in one where it can", "[step11]") {

@@ -48,6 +48,10 @@ std::int64_t flat_row_tile_bytes(const VersatileConfig& c, std::int64_t n, std::
     return (std::int64_t(c.block / c.threads_per_row) * n + 2 * c.vector) * std::int64_t(elem) + 4;
 }
 
+bool flat_row_suits(std::int64_t n, std::size_t elem) {
+    return n * std::int64_t(elem) % 32 != 0;
+}
+
 std::int64_t col_fold_bytes(const VersatileConfig& c, std::size_t acc_size) {
     const std::int64_t lanes = c.block / c.threads_per_row;  // threads down a column
     // The fold buffer, rows x groups; none where one thread covers a column slice alone. Staggered

@@ -150,7 +150,7 @@ void add_flat_col(std::vector<VersatileConfig>& out, const Target& s, int widest
     }
 }
 
-// Row-major rows 16-byte loads cannot follow, flat: a block's rows copied to shared memory in
+// Row-major rows short enough that a block's rows fit in shared memory, flat: the rows copied in
 // 16-byte pieces, 1, 4 or 16 threads a row (unroll: the products a thread adds a step).
 void add_flat_row(std::vector<VersatileConfig>& out, const Target& s, int widest) {
     for (int block : kFlatRowBlocks)
@@ -197,7 +197,9 @@ std::vector<VersatileConfig> candidate_configs(Layout layout, std::int64_t m, st
     add_in_place(out, s, vector, Loads::aligned);
     if (vector < widest && elem < 4) add_in_place(out, s, widest, Loads::realigned);
     if (s.col() && m <= kFlatMaxRows) add_flat_col(out, s, widest);
-    if (!s.col() && vector < widest) add_flat_row(out, s, widest);
+    // Row-major flat where it suits the rows (versatile_invalid keeps those that fit in shared
+    // memory): every row 16-byte loads cannot follow, and short rows they can.
+    if (!s.col() && flat_row_suits(n, s.elem)) add_flat_row(out, s, widest);
     if ((s.col() ? m : n) == 2 || (s.col() ? m : n) == 3) add_tiles(out, s, widest);
     return out;
 }

@@ -48,6 +48,14 @@ void fit_flat(const Fit& f, VersatileConfig& c) {
         // rows too long for that are read in place.
         while (c.threads_per_row < 32 && flat_row_tile_bytes(c, f.n, f.elem) > kFlatTileBytes) c.threads_per_row *= 2;
         if (flat_row_tile_bytes(c, f.n, f.elem) > kFlatTileBytes) c.loads = Loads::aligned;
+        // Rows flat does not suit (a multiple of 32 bytes): 16-byte loads in place, 8 threads a row
+        // (fewer where fewer cover it), a warp's loads on 4 rows at a time. Threads that cover a
+        // longer row once measured slower on the H200: double 7409865 x 36, 32 threads at 66 % of
+        // the ceiling, 8 at 85 %.
+        if (c.loads == Loads::flat && !flat_row_suits(f.n, f.elem)) {
+            c.loads = Loads::aligned;
+            c.threads_per_row = static_cast<int>(std::min<std::int64_t>(8, pow2_at_least(f.n / c.vector)));
+        }
         // A shorter row than the tuned one, of at most 16 bytes, that aligned loads of 4 bytes or
         // more follow: a block's tile shrinks with the row, too few bytes stay in flight, and the
         // row is a load or a few in place (fp8, 2^26 x 4 on a pick tuned at n = 12: 43 % of the
