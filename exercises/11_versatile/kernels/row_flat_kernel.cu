@@ -1,5 +1,5 @@
 // Generated from solutions/11_versatile/kernels/row_flat_kernel.cu by cmake/generate_exercises.py: fill in the TODOs. Start over with generate_exercises.py --reset --step 11
-// Row-major rows whose length is not a multiple of the vector (n = 43), read flat.
+// Row-major rows read flat: rows 16-byte loads cannot follow (n = 43), and short ones (n = 10).
 #include "async_copy.cuh"
 #include "kernels/versatile_device.cuh"
 #include "kernels/versatile_kernels.cuh"
@@ -9,7 +9,7 @@ namespace gemv {
 namespace {
 
 // BEGIN EXCERPT row_flat
-// A row cannot be read with aligned 16-byte loads, but a block's rows lie back to back. Copy them
+// A row 16-byte loads cannot follow, or a short one: a block's rows lie back to back. Copy them
 // to shared memory as one flat array of aligned 16-byte pieces, every piece in flight at once:
 // cp.async copies global to shared memory without registers, so no thread waits on one load before
 // it issues the next. Then the G <= 32 threads of each row add it up from there (dot_shared_row,

@@ -1,4 +1,4 @@
-// Row-major rows whose length is not a multiple of the vector (n = 43), read flat.
+// Row-major rows read flat: rows 16-byte loads cannot follow (n = 43), and short ones (n = 10).
 #include "async_copy.cuh"
 #include "kernels/versatile_device.cuh"
 #include "kernels/versatile_kernels.cuh"
@@ -8,7 +8,7 @@ namespace gemv {
 namespace {
 
 // BEGIN EXCERPT row_flat
-// A row cannot be read with aligned 16-byte loads, but a block's rows lie back to back. Copy them
+// A row 16-byte loads cannot follow, or a short one: a block's rows lie back to back. Copy them
 // to shared memory as one flat array of aligned 16-byte pieces, every piece in flight at once:
 // cp.async copies global to shared memory without registers, so no thread waits on one load before
 // it issues the next. Then the G <= 32 threads of each row add it up from there (dot_shared_row,
@@ -27,7 +27,7 @@ __global__ void __launch_bounds__(1024) gemv_row_flat(const GemvArgs<T> a) {
     commit_copies();
     wait_copies<0>();
     __syncthreads();
-    const T* row = tile + (begin - first) + std::int64_t(r) * n;  // odd n: a warp's rows miss each other's banks
+    const T* row = tile + (begin - first) + std::int64_t(r) * n;  // flat_row_suits: a warp's rows on other banks
     if (row0 + r < a.m) acc = dot_shared_row<T, U>(row, a.x, int(n), g, G);
     // END SOLUTION
     for (int offset = G / 2; offset >= 1; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);

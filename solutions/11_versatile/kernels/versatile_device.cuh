@@ -109,7 +109,7 @@ __device__ __forceinline__ T load_one_cached(const T* p) {
 }
 
 // Thread g's share of row · x, for the G threads of a row that lies in shared memory from any byte
-// on (a block's rows back to back, n odd). The narrow formats go 4 bytes at a time, so that one
+// on (a block's rows back to back). The narrow formats go 4 bytes at a time, so that one
 // load of A, one of x and (fp8) two conversions carry 2 or 4 elements: the 4 bytes of the row are
 // the two aligned words they straddle, shifted together; x must start on 4 bytes, as every x the
 // lab allocates does. float and double lie aligned: an element at a time. What is left past the
