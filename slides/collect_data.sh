@@ -30,6 +30,8 @@
 #               in float, 11585^2 in bf16) and odd 12345 x 43483  -> MACHINE_step16_vectors.csv
 #               k = 1 … 64 on eight odd and degenerate shapes of 256 MiB and more
 #                                 -> MACHINE_step16_vectors_odd.csv
+#               32 problems drawn from a seed (HELDOUT_SEED, else a fresh one), 64 MiB to 1 GiB,
+#               any aspect, layout, precision and k = 1 … 64 -> MACHINE_step16_vectors_heldout_SEED.csv
 #               (step 16's program runs a subset of step 17's: asking for 16 measures with 17's)
 #   07          the matmul detour, N x N x N for N = 128 .. 4096: mmult1, mmult2 at TILE 8, 16 and 32,
 #               cuBLAS gemm (verified up to N = 1024; the CPU reference is N^3)
@@ -38,7 +40,7 @@
 # is reported and left out; nothing is written for a step with no successful run.
 set -euo pipefail
 if (($# < 2)); then
-  sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 bin=$1
@@ -186,6 +188,26 @@ for step in "${steps[@]}"; do
           done
         done
       done
+      # Problems nobody chose, to check the chooser's rule on: 32 drawn from a seed (HELDOUT_SEED,
+      # else a fresh one; the file's name carries it), A of 64 MiB to 1 GiB, any aspect, layout and
+      # precision, k = 1 … 64.
+      seed=${HELDOUT_SEED:-$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')}
+      rm -f "$out/${machine}_step16_vectors_heldout_"*.csv
+      heldout="$out/${machine}_step16_vectors_heldout_${seed}.csv"
+      echo "  held-out problems from seed $seed" >&2
+      while read -r precision layout m n k; do
+        run "$heldout" "$program" --precision "$precision" --layout "$layout" --m "$m" --n "$n" --k "$k"
+      done < <(python3 - "$seed" <<'PY'
+import math, random, sys
+draw = random.Random(int(sys.argv[1]))
+for _ in range(32):
+    precision, layout = draw.choice(["float", "bf16"]), draw.choice(["row", "col"])
+    elems = 2 ** draw.uniform(26, 30) / (4 if precision == "float" else 2)
+    m = max(3, round(math.sqrt(elems * 2 ** draw.uniform(-18, 18))))
+    n = max(3, round(elems / m))
+    print(precision, layout, m, n, round(2 ** draw.uniform(0, 6)))
+PY
+      )
       ;;
     *)
       sweep_and_shapes "$step" "$program" 256 512 1024 2048 4096 8192 16384 32768

@@ -248,6 +248,23 @@ def chosen_beside_cublas(rows, variant=None):
     return [(r, cublas[key(r)]) for r in picked if key(r) in cublas]
 
 
+def chosen_over_fastest(rows):
+    """Step 17's chooser against the lab's own kernels: for each problem (layout, precision, m, n, k)
+    of one file (one run), (the chooser's pick's time over the fastest lab kernel's, the pick's row).
+    cuBLAS is not one of the lab's kernels; a kernel that failed verification is not the fastest."""
+    key = lambda r: (r["layout"], r["precision"], r["m"], r["n"], r["k"])  # noqa: E731
+    problems = {}
+    for r in rows:
+        if not r.get("variant", "").startswith("cublas") and r.get("verified") in ("yes", "not checked"):
+            problems.setdefault(key(r), []).append(r)
+    out = []
+    for kernels in problems.values():
+        for r in kernels:
+            if r.get("chosen") == "yes":
+                out.append((float(r["median_ms"]) / min(float(x["median_ms"]) for x in kernels), r))
+    return out
+
+
 def chosen_vs_cublas(pattern, precision, k_from=1, k_to=256, variant=None):
     """Step 16's speed-ups: for each problem of the file in `precision` with k in [k_from, k_to],
     cuBLAS's time over the chooser's pick's (or the named variant's)."""

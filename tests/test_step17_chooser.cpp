@@ -86,16 +86,29 @@ TEST_CASE("step 17: float takes the staged FMA kernel where it pays, the registe
     const auto kernel = [](std::int64_t m, std::int64_t n, int k, Layout layout) {
         return several::choose(Precision::f32, m, n, k, layout, 9).kernel;
     };
-    for (int k : {1, 2, 3, 4, 15, 16, 17, 64, 256}) {
+    const auto fma = [&](std::int64_t m, std::int64_t n, int k, Layout layout) {
+        return kernel(m, n, k, layout) == several::Kernel::fma_staged;
+    };
+    for (int k : {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 64, 256}) {
         INFO("k " << k);
-        // From 4 vectors, both layouts, any number of columns in row-major.
-        REQUIRE((kernel(4096, 4096, k, Layout::col) == several::Kernel::fma_staged) == (k >= 4));
-        REQUIRE((kernel(4096, 4096, k, Layout::row) == several::Kernel::fma_staged) == (k >= 4));
-        REQUIRE((kernel(1 << 22, 33, k, Layout::row) == several::Kernel::fma_staged) == (k >= 4));
-        // A quarter of a block's rows at least; in column-major a chunk's columns.
-        REQUIRE(kernel(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::col) == several::Kernel::register_blocked);
-        REQUIRE(kernel(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::row) == several::Kernel::register_blocked);
-        REQUIRE(kernel(1 << 20, several::kFmaCols - 1, k, Layout::col) == several::Kernel::register_blocked);
+        // Row-major from 4 vectors, but at 5 to 8 on a large matrix the register tile's group of 8.
+        REQUIRE(fma(4096, 1024, k, Layout::row) == (k >= 4 && (k < 5 || k > 8)));
+        REQUIRE(fma(4095, 1 << 20, k, Layout::row) == (k >= 4));
+        REQUIRE(fma(1 << 20, 1023, k, Layout::row) == (k >= 4));
+        REQUIRE(fma(1 << 22, 33, k, Layout::row) == (k >= 4));
+        // Rows shorter than a chunk: from one vector.
+        REQUIRE(fma(1 << 22, several::kFmaCols - 1, k, Layout::row));
+        // Column-major from 8 vectors, from 4 with four chunks of columns.
+        REQUIRE(fma(4096, 4 * several::kFmaCols, k, Layout::col) == (k >= 4));
+        REQUIRE(fma(1 << 22, 4 * several::kFmaCols - 1, k, Layout::col) == (k >= 8));
+        // Fewer than a quarter of a block's rows: none in row-major; in column-major from 8 vectors
+        // with 16 rows, from 32 with fewer.
+        REQUIRE_FALSE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::row));
+        REQUIRE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::col) == (k >= 8));
+        REQUIRE(fma(16, 1 << 20, k, Layout::col) == (k >= 8));
+        REQUIRE(fma(15, 1 << 20, k, Layout::col) == (k >= 32));
+        // Column-major needs a chunk's columns.
+        REQUIRE_FALSE(fma(1 << 20, several::kFmaCols - 1, k, Layout::col));
         const several::Choice c = several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9);
         REQUIRE(c.group == several::group_for(c.kernel, k));
     }

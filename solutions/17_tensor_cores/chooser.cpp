@@ -106,8 +106,15 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 }
 
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (m < kFmaRows / 4) return false;
-    return k >= 4 && (layout == gemv::Layout::row || n >= kFmaCols);
+    if (layout == gemv::Layout::row) {
+        if (m < kFmaRows / 4) return false;
+        if (n < kFmaCols) return true;  // rows shorter than a chunk: measured faster from one vector
+        const bool large = m >= 4096 && n >= 1024;
+        return k >= 4 && !(k > 4 && k <= 8 && large);  // the register tile's group of 8 reads A faster
+    }
+    if (n < kFmaCols) return false;
+    if (m < kFmaRows / 4) return k >= 32 || (k >= 8 && m >= 16);
+    return k >= 8 || (k >= 4 && n >= 4 * kFmaCols);
 }
 
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
