@@ -98,14 +98,14 @@ TEST_CASE("step 17: float takes the staged FMA kernel where it pays, the registe
         REQUIRE(fma(1 << 22, 33, k, Layout::row) == (k >= 4));
         // Rows shorter than a chunk: from one vector.
         REQUIRE(fma(1 << 22, several::kFmaCols - 1, k, Layout::row));
-        // Column-major from 8 vectors, from 4 with four chunks of columns.
+        // Column-major from 5 vectors, from 4 with four chunks of columns.
         REQUIRE(fma(4096, 4 * several::kFmaCols, k, Layout::col) == (k >= 4));
-        REQUIRE(fma(1 << 22, 4 * several::kFmaCols - 1, k, Layout::col) == (k >= 8));
-        // Fewer than a quarter of a block's rows: none in row-major; in column-major from 8 vectors
+        REQUIRE(fma(1 << 22, 4 * several::kFmaCols - 1, k, Layout::col) == (k >= 5));
+        // Fewer than a quarter of a block's rows: none in row-major; in column-major from 5 vectors
         // with 16 rows, from 32 with fewer.
         REQUIRE_FALSE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::row));
-        REQUIRE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::col) == (k >= 8));
-        REQUIRE(fma(16, 1 << 20, k, Layout::col) == (k >= 8));
+        REQUIRE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::col) == (k >= 5));
+        REQUIRE(fma(16, 1 << 20, k, Layout::col) == (k >= 5));
         REQUIRE(fma(15, 1 << 20, k, Layout::col) == (k >= 32));
         // Column-major needs a chunk's columns.
         REQUIRE_FALSE(fma(1 << 20, several::kFmaCols - 1, k, Layout::col));
@@ -150,11 +150,17 @@ TEST_CASE("step 17: the chooser takes tensor cores for bf16 where they pay, FP32
     REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 4, Layout::col, 9).kernel ==
             several::Kernel::register_blocked);
     REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 8, Layout::col, 9).kernel == several::Kernel::tensor_staged);
-    // One vector: staged only where both sides are long.
-    REQUIRE(several::choose(Precision::bf16, 1000, 1 << 20, 1, Layout::col, 9).kernel ==
-            several::Kernel::register_blocked);
-    REQUIRE(several::choose(Precision::bf16, 1 << 20, 1000, 1, Layout::row, 9).kernel ==
-            several::Kernel::register_blocked);
+    // One vector: staged with 1024 columns and a block's rows in row-major, a quarter of them in
+    // column-major.
+    const auto one = [](std::int64_t m, std::int64_t n, Layout layout) {
+        return several::choose(Precision::bf16, m, n, 1, layout, 9).kernel;
+    };
+    REQUIRE(one(1 << 20, 1023, Layout::row) == several::Kernel::register_blocked);
+    REQUIRE(one(1 << 20, 1023, Layout::col) == several::Kernel::register_blocked);
+    REQUIRE(one(several::kStagedRows, 1024, Layout::row) == several::Kernel::tensor_staged);
+    REQUIRE(one(several::kStagedRows - 1, 1 << 20, Layout::row) == several::Kernel::register_blocked);
+    REQUIRE(one(several::kStagedRows / 4, 1024, Layout::col) == several::Kernel::tensor_staged);
+    REQUIRE(one(several::kStagedRows / 4 - 1, 1 << 20, Layout::col) == several::Kernel::register_blocked);
     // Row-major with few rows: staged from k = 16 with 16 rows, from k = 32 with any.
     REQUIRE(several::choose(Precision::bf16, 33, 1 << 22, 8, Layout::row, 9).kernel ==
             several::Kernel::register_blocked);

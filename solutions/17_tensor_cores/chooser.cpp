@@ -113,12 +113,12 @@ bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout)
         return k >= 4 && !(k > 4 && k <= 8 && large);  // the register tile's group of 8 reads A faster
     }
     if (n < kFmaCols) return false;
-    if (m < kFmaRows / 4) return k >= 32 || (k >= 8 && m >= 16);
-    return k >= 8 || (k >= 4 && n >= 4 * kFmaCols);
+    if (m < kFmaRows / 4) return k >= 32 || (k > 4 && m >= 16);
+    return k > 4 || (k == 4 && n >= 4 * kFmaCols);
 }
 
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (k == 1) return m >= 1024 && n >= 1024;
+    if (k == 1) return n >= 1024 && m >= (layout == gemv::Layout::row ? kStagedRows : kStagedRows / 4);
     if (layout == gemv::Layout::row) return m >= kStagedRows / 2 || k >= 32 || (m >= 16 && k >= 16);
     if (n >= kStagedCols) return m >= 16 || k >= 8;
     return n >= 16 && k >= 8;

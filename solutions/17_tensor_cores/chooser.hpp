@@ -101,8 +101,9 @@ constexpr int kTensorMostCol = 32;
 bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 // Where the staged kernel measured faster than the other two on the H100 (bf16; the three side by
 // side at each k in slides/data/h100_step16_vectors_odd.csv):
-//  - one vector: with 1024 rows and columns or more (the register-blocked kernel streams a lone
-//    vector well, and wastes less on degenerate shapes);
+//  - one vector: with 1024 columns or more and a block's 128 rows in row-major, a quarter of them
+//    in column-major (the register-blocked kernel streams a lone vector well, and wastes less on
+//    degenerate shapes);
 //  - row-major: with half a block's rows, whatever n; with fewer rows, from k = 16 with 16 rows or
 //    more, and from k = 32 with any;
 //  - column-major: with a chunk's columns and 16 rows or more, or from k = 8 with 16 columns or
@@ -117,9 +118,10 @@ bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
 //    4096 rows and 1024 columns or more, where the register tile's group of 8 fits k and streams A
 //    faster; with rows shorter than a chunk (n < kFmaCols) at any k (1.6× the register tile at
 //    one vector on 67108859 × 3);
-//  - column-major, with a chunk's columns or more: from k = 8, or from k = 4 with four chunks of
-//    columns (with fewer, filling the pipeline costs as much as the chunks); with fewer than a
-//    quarter of a block's rows, from k = 8 with 16 rows or more and from k = 32 with any.
+//  - column-major, with a chunk's columns or more: from k = 5 (where the register tile's group is
+//    8 too), at k = 4 with four chunks of columns (with fewer, filling the pipeline costs as much as
+//    the chunks); with fewer than a quarter of a block's rows, from k = 5 with 16 rows or more and
+//    from k = 32 with any.
 // Elsewhere its blocks and chunks are mostly empty.
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
