@@ -91,16 +91,20 @@ TEST_CASE("step 17: float takes the staged FMA kernel where it pays, the registe
     };
     for (int k : {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 64, 256}) {
         INFO("k " << k);
-        // Row-major from 4 vectors, but at 5 to 8 on a large matrix the register tile's group of 8.
+        // Row-major from 4 vectors with four blocks' rows, but at 5 to 8 on a large matrix the
+        // register tile's group of 8; with fewer rows from 9.
         REQUIRE(fma(4096, 1024, k, Layout::row) == (k >= 4 && (k < 5 || k > 8)));
         REQUIRE(fma(4095, 1 << 20, k, Layout::row) == (k >= 4));
         REQUIRE(fma(1 << 20, 1023, k, Layout::row) == (k >= 4));
         REQUIRE(fma(1 << 22, 33, k, Layout::row) == (k >= 4));
+        REQUIRE(fma(4 * several::kFmaRows, 1 << 20, k, Layout::row) == (k >= 4));
+        REQUIRE(fma(4 * several::kFmaRows - 1, 1 << 20, k, Layout::row) == (k > 8));
         // Rows shorter than a chunk: from one vector.
         REQUIRE(fma(1 << 22, several::kFmaCols - 1, k, Layout::row));
-        // Column-major from 5 vectors, from 4 with four chunks of columns.
-        REQUIRE(fma(4096, 4 * several::kFmaCols, k, Layout::col) == (k >= 4));
-        REQUIRE(fma(1 << 22, 4 * several::kFmaCols - 1, k, Layout::col) == (k >= 5));
+        // Column-major from 5 vectors, from 4 with 1024 columns.
+        REQUIRE(fma(several::kFmaRows / 4, 1024, k, Layout::col) == (k >= 4));
+        REQUIRE(fma(1 << 22, 1023, k, Layout::col) == (k >= 5));
+        REQUIRE(fma(1 << 22, several::kFmaCols, k, Layout::col) == (k >= 5));
         // Fewer than a quarter of a block's rows: none in row-major; in column-major from 5 vectors
         // with 16 rows, from 32 with fewer.
         REQUIRE_FALSE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::row));

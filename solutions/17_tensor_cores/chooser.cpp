@@ -106,15 +106,18 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 }
 
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
+    if (m < kFmaRows / 4)  // fewer than a quarter of a block's rows
+        return layout == gemv::Layout::col && n >= kFmaCols && (k >= 32 || (k > 4 && m >= 16));
     if (layout == gemv::Layout::row) {
-        if (m < kFmaRows / 4) return false;
         if (n < kFmaCols) return true;  // rows shorter than a chunk: measured faster from one vector
+        if (k > 8) return true;
+        // At k = 4 … 8 the register tile's group fits k as well: it streams A faster on fewer rows
+        // than four blocks' and, at k = 5 … 8, on large matrices.
         const bool large = m >= 4096 && n >= 1024;
-        return k >= 4 && !(k > 4 && k <= 8 && large);  // the register tile's group of 8 reads A faster
+        return k >= 4 && m >= 4 * kFmaRows && !(k > 4 && large);
     }
     if (n < kFmaCols) return false;
-    if (m < kFmaRows / 4) return k >= 32 || (k > 4 && m >= 16);
-    return k > 4 || (k == 4 && n >= 4 * kFmaCols);
+    return k > 4 || (k == 4 && n >= 1024);
 }
 
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {

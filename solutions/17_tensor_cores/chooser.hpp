@@ -113,16 +113,15 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 // Where the staged FMA kernel measured faster than the register-blocked one on the H100 (float,
-// both at each k, slides/data/h100_step16_vectors_odd.csv):
-//  - row-major, with a quarter of a block's rows or more: from k = 4, but not at k = 5 … 8 on
-//    4096 rows and 1024 columns or more, where the register tile's group of 8 fits k and streams A
-//    faster; with rows shorter than a chunk (n < kFmaCols) at any k (1.6× the register tile at
-//    one vector on 67108859 × 3);
-//  - column-major, with a chunk's columns or more: from k = 5 (where the register tile's group is
-//    8 too), at k = 4 with four chunks of columns (with fewer, filling the pipeline costs as much as
-//    the chunks); with fewer than a quarter of a block's rows, from k = 5 with 16 rows or more and
-//    from k = 32 with any.
-// Elsewhere its blocks and chunks are mostly empty.
+// both at each k, slides/data/h100_step16_vectors_odd.csv and the held-out problems beside it):
+//  - row-major, with a quarter of a block's rows or more: from k = 9; at k = 4 … 8, where the
+//    register tile's group fits k as well, only with four blocks' rows (1024) or more, and at
+//    k = 5 … 8 not on 4096 rows and 1024 columns or more; with rows shorter than a chunk
+//    (n < kFmaCols) at any k (1.6× the register tile at one vector on 67108859 × 3);
+//  - column-major, with a chunk's columns or more: from k = 5, at k = 4 with 1024 columns or
+//    more; with fewer than a quarter of a block's rows, from k = 5 with 16 rows or more and from
+//    k = 32 with any.
+// Elsewhere its blocks and chunks are mostly empty, or the register tile streams A faster.
 bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 struct Choice {
