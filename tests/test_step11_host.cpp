@@ -316,6 +316,26 @@ TEST_CASE("step 11: a flat row-major configuration moved to longer rows shares t
     REQUIRE(gemv::versatile_invalid(wide.config, gemv::Layout::row, 9000, 20001, 4).empty());
 }
 
+TEST_CASE("step 11: a row-major configuration moved to shorter rows keeps a whole pass of its loads", "[step11]") {
+    const TempDir dir;
+    // 128 threads a row, 16 loads each: 2048 columns a pass. Tuned at n = 2193 (one pass), and at
+    // n = 1500 (none: the tuned point read all of its row in the remainder).
+    const gemv::VersatileConfig pick{128, 1, 16, 128, 1, gemv::Combine::store, gemv::Loads::aligned};
+    const std::string path =
+        saved_table(dir, "unroll.csv", "bf16", "row", {{4300, 2193, pick, 100}, {40000, 1500, pick, 100}});
+    const auto at = [&](std::int64_t m, std::int64_t n) {
+        const auto c = gemv::resolve(path, test_gpu("Test GPU", 132), gemv::Precision::bf16, gemv::Layout::row, m, n);
+        REQUIRE(gemv::versatile_invalid(c.config, gemv::Layout::row, m, n, 2).empty());
+        return c.config;
+    };
+    REQUIRE(at(4300, 2193).unroll == 16);   // the tuned point as tuned
+    REQUIRE(at(4300, 2500).unroll == 16);   // a longer row keeps it
+    REQUIRE(at(4919, 1885).unroll == 8);    // 1024 columns a pass
+    REQUIRE(at(4300, 1000).unroll == 4);    // 512
+    REQUIRE(at(40000, 1500).unroll == 16);  // as tuned
+    REQUIRE(at(40000, 1400).unroll == 16);  // near a point that ran in the remainder itself
+}
+
 TEST_CASE("step 11: flat row-major stays off rows of a multiple of 32 bytes, tuned or fitted", "[step11]") {
     const auto has_flat = [](std::int64_t m, std::int64_t n) {
         const auto configs = gemv::candidate_configs(gemv::Layout::row, m, n, 8, kH100);
