@@ -165,11 +165,11 @@ TEST_CASE("step 17: the chooser takes tensor cores for bf16 where they pay, FP32
     REQUIRE(one(several::kStagedRows - 1, 1 << 20, Layout::row) == several::Kernel::register_blocked);
     REQUIRE(one(several::kStagedRows / 4, 1024, Layout::col) == several::Kernel::tensor_staged);
     REQUIRE(one(several::kStagedRows / 4 - 1, 1 << 20, Layout::col) == several::Kernel::register_blocked);
-    // Row-major with few rows: staged from k = 16 with 16 rows, from k = 32 with any.
-    REQUIRE(several::choose(Precision::bf16, 33, 1 << 22, 8, Layout::row, 9).kernel ==
+    // Row-major with few rows: staged from k = 8 with 16 rows, from k = 32 with any.
+    REQUIRE(several::choose(Precision::bf16, 16, 1 << 22, 7, Layout::row, 9).kernel ==
             several::Kernel::register_blocked);
-    REQUIRE(several::choose(Precision::bf16, 33, 1 << 22, 16, Layout::row, 9).kernel == several::Kernel::tensor_staged);
-    REQUIRE(several::choose(Precision::bf16, 3, 1 << 22, 16, Layout::row, 9).kernel ==
+    REQUIRE(several::choose(Precision::bf16, 16, 1 << 22, 8, Layout::row, 9).kernel == several::Kernel::tensor_staged);
+    REQUIRE(several::choose(Precision::bf16, 15, 1 << 22, 16, Layout::row, 9).kernel ==
             several::Kernel::register_blocked);
     REQUIRE(several::choose(Precision::bf16, 3, 1 << 22, 32, Layout::row, 9).kernel == several::Kernel::tensor_staged);
     // Too few columns for a step: the register-blocked kernel.

@@ -122,7 +122,7 @@ bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout)
 
 bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
     if (k == 1) return n >= 1024 && m >= (layout == gemv::Layout::row ? kStagedRows : kStagedRows / 4);
-    if (layout == gemv::Layout::row) return m >= kStagedRows / 2 || k >= 32 || (m >= 16 && k >= 16);
+    if (layout == gemv::Layout::row) return m >= kStagedRows / 2 || k >= 32 || (m >= 16 && k >= 8);
     if (n >= kStagedCols) return m >= 16 || k >= 8;
     return n >= 16 && k >= 8;
 }

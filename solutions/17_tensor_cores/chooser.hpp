@@ -104,8 +104,8 @@ bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 //  - one vector: with 1024 columns or more and a block's 128 rows in row-major, a quarter of them
 //    in column-major (the register-blocked kernel streams a lone vector well, and wastes less on
 //    degenerate shapes);
-//  - row-major: with half a block's rows, whatever n; with fewer rows, from k = 16 with 16 rows or
-//    more, and from k = 32 with any;
+//  - row-major: with half a block's rows, whatever n; with fewer rows, from k = 8 with 16 rows or
+//    more (33 × 4194301 at k = 8: 1.7× the register tile), and from k = 32 with any;
 //  - column-major: with a chunk's columns and 16 rows or more, or from k = 8 with 16 columns or
 //    more.
 // Where a block's rows or a chunk's columns are mostly empty at fewer vectors, the others waste
