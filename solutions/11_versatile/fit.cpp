@@ -132,17 +132,20 @@ void fit_split(const Fit& f, VersatileConfig& c) {
         c.combine = in_place(c) ? Combine::last_block : Combine::atomic_last;
 }
 
-// In place, row-major: a row (a block's slice of it) keeps a whole pass of unrolled loads where the
-// tuned point had one. Loads past the last whole pass go one at a time, with less in flight: a
+// In place, row-major: loads past a row's last whole pass of unrolled loads go one at a time, with
+// less in flight. A shorter row than the tuned one can leave most of its loads there: a
 // configuration tuned at n = 2193 bf16 (128 threads a row, 16 loads each, 2048 columns a pass) read
-// 4919 x 1885 all in its remainder on the H100, at 0.56x cuBLAS.
+// 4919 x 1885 all in its remainder on the H100, at 0.56x cuBLAS. The unroll is halved until at most
+// a quarter of the row (a block's slice of it) is left to the remainder, or no more than at the
+// tuned point.
 void fit_unroll(const Fit& f, VersatileConfig& c) {
-    if (!in_place(c) || f.col()) return;
-    const auto passes = [&](const VersatileConfig& k, std::int64_t n) {
-        return div_up(n, k.blocks_per_row) / (std::int64_t(k.threads_per_row) * k.vector * k.unroll);
+    if (!in_place(c) || f.col() || !in_place(f.tuned)) return;
+    const auto remainder = [](const VersatileConfig& k, std::int64_t n) {
+        const std::int64_t slice = div_up(n, k.blocks_per_row);
+        return double(slice % (std::int64_t(k.threads_per_row) * k.vector * k.unroll)) / double(slice);
     };
-    if (!in_place(f.tuned) || passes(f.tuned, f.tuned_n) == 0) return;  // the tuned point ran so too
-    while (c.unroll > 1 && passes(c, f.n) == 0) c.unroll /= 2;
+    const double allowed = std::max(0.25, remainder(f.tuned, f.tuned_n));
+    while (c.unroll > 1 && remainder(c, f.n) > allowed) c.unroll /= 2;
 }
 
 }  // namespace
