@@ -334,6 +334,7 @@ TEST_CASE("step 11: a row-major configuration moved to other rows leaves at most
     REQUIRE(at(4300, 2800).unroll == 4);    // 752 at 16 and at 8 (1024 a pass), 240 at 4 (512)
     REQUIRE(at(4919, 1885).unroll == 4);    // all 1885 at 16, 861 at 8, 349 at 4
     REQUIRE(at(4300, 1000).unroll == 2);    // all at 16 and 8, 488 at 4, 232 at 2 (256 a pass)
+    REQUIRE(at(4300, 200).unroll == 2);     // all of it at 2 too, but never fewer than 2
     REQUIRE(at(40000, 1500).unroll == 16);  // as tuned
     REQUIRE(at(40000, 1400).unroll == 16);  // as much in the remainder as its tuned point
 }

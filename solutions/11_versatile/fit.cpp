@@ -135,9 +135,9 @@ void fit_split(const Fit& f, VersatileConfig& c) {
 // In place, row-major: loads past a row's last whole pass of unrolled loads go one at a time, with
 // less in flight. A shorter row than the tuned one can leave most of its loads there: a
 // configuration tuned at n = 2193 bf16 (128 threads a row, 16 loads each, 2048 columns a pass) read
-// 4919 x 1885 all in its remainder on the H100, at 0.56x cuBLAS. The unroll is halved until at most
-// a quarter of the row (a block's slice of it) is left to the remainder, or no more than at the
-// tuned point.
+// 4919 x 1885 all in its remainder on the H100, at 0.56x cuBLAS. The unroll is halved, down to 2,
+// until at most a quarter of the row (a block's slice of it) is left to the remainder, or no more
+// than at the tuned point (1 load in flight measured slower than the remainder it saves).
 void fit_unroll(const Fit& f, VersatileConfig& c) {
     if (!in_place(c) || f.col() || !in_place(f.tuned)) return;
     const auto remainder = [](const VersatileConfig& k, std::int64_t n) {
@@ -145,7 +145,7 @@ void fit_unroll(const Fit& f, VersatileConfig& c) {
         return double(slice % (std::int64_t(k.threads_per_row) * k.vector * k.unroll)) / double(slice);
     };
     const double allowed = std::max(0.25, remainder(f.tuned, f.tuned_n));
-    while (c.unroll > 1 && remainder(c, f.n) > allowed) c.unroll /= 2;
+    while (c.unroll > 2 && remainder(c, f.n) > allowed) c.unroll /= 2;
 }
 
 }  // namespace
