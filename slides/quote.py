@@ -282,9 +282,9 @@ def geomean(xs):
 
 NAMES = {
     "ladder": ladder, "row": row, "rows": rows, "best": best, "ncu": ncu, "wins": wins, "problems": problems,
-    "chosen_vs_cublas": chosen_vs_cublas, "geomean": geomean,
+    "chosen_vs_cublas": chosen_vs_cublas, "geomean": geomean, "variant": variant, "per_ns": per_ns,
     "picks_over_fastest": lambda pattern, precision: [x for x, r in chosen_over_fastest(read(pattern))
-                                                      if r["precision"] == precision], "variant": variant, "per_ns": per_ns,
+                                                      if r["precision"] == precision],
     "sig": lambda x, digits=3: Num(x, sig_text(x, digits)),
     "pct": lambda x: Num(x, f"{float(x):.1f}"),
     "fixed": lambda x, digits: Num(x, f"{float(x):.{digits}f}"),

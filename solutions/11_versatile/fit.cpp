@@ -133,7 +133,7 @@ void fit_split(const Fit& f, VersatileConfig& c) {
 }
 
 // In place, row-major: loads past a row's last whole pass of unrolled loads go one at a time, with
-// less in flight. A shorter row than the tuned one can leave most of its loads there: a
+// less in flight. A row of another length than the tuned one can leave most of its loads there: a
 // configuration tuned at n = 2193 bf16 (128 threads a row, 16 loads each, 2048 columns a pass) read
 // 4919 x 1885 all in its remainder on the H100, at 0.56x cuBLAS. The unroll is halved, down to 2,
 // until at most a quarter of the row (a block's slice of it) is left to the remainder, or no more
