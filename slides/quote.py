@@ -235,28 +235,31 @@ def problems(step, other, family=None, machine="h100"):
     return Num(n, str(n))
 
 
+def problem_key(r):
+    """Step 16's and 17's problem: (layout, precision, m, n, k)."""
+    return r["layout"], r["precision"], r["m"], r["n"], r["k"]
+
+
 def chosen_beside_cublas(rows, variant=None):
     """Step 16's rows in pairs: each problem's (layout, precision, m, n, k) pick of the chooser (or
     the row of the named variant, chosen or not), with cuBLAS's row on the same problem. Rows from
     one file (one run)."""
-    key = lambda r: (r["layout"], r["precision"], r["m"], r["n"], r["k"])  # noqa: E731
-    cublas = {key(r): r for r in rows if r.get("variant", "").startswith("cublas")}
+    cublas = {problem_key(r): r for r in rows if r.get("variant", "").startswith("cublas")}
     if variant is None:
         picked = [r for r in rows if r.get("chosen") == "yes"]
     else:
         picked = [r for r in rows if r.get("variant", "").replace(" (chosen)", "") == variant]
-    return [(r, cublas[key(r)]) for r in picked if key(r) in cublas]
+    return [(r, cublas[problem_key(r)]) for r in picked if problem_key(r) in cublas]
 
 
 def chosen_over_fastest(rows):
     """Step 17's chooser against the lab's own kernels: for each problem (layout, precision, m, n, k)
     of one file (one run), (the chooser's pick's time over the fastest lab kernel's, the pick's row).
     cuBLAS is not one of the lab's kernels; a kernel that failed verification is not the fastest."""
-    key = lambda r: (r["layout"], r["precision"], r["m"], r["n"], r["k"])  # noqa: E731
     problems = {}
     for r in rows:
         if not r.get("variant", "").startswith("cublas") and r.get("verified") in ("yes", "not checked"):
-            problems.setdefault(key(r), []).append(r)
+            problems.setdefault(problem_key(r), []).append(r)
     out = []
     for kernels in problems.values():
         for r in kernels:

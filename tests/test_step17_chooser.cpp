@@ -1,6 +1,8 @@
 // Step 17, without a GPU: the bf16 tensor-core peak from device facts, the edges of the plans of the
-// kernels that keep 8·T vectors, and the chooser's rule.
+// kernels that keep 8·T vectors, and the chooser's candidates.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "catch_compat.hpp"
 #include "chooser.hpp"
@@ -82,45 +84,6 @@ TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[st
             (gemv::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
 }
 
-TEST_CASE("step 17: float takes the staged FMA kernel where it pays, the register-blocked one elsewhere", "[step17]") {
-    const auto kernel = [](std::int64_t m, std::int64_t n, int k, Layout layout) {
-        return several::choose(Precision::f32, m, n, k, layout, 9).kernel;
-    };
-    const auto fma = [&](std::int64_t m, std::int64_t n, int k, Layout layout) {
-        return kernel(m, n, k, layout) == several::Kernel::fma_staged;
-    };
-    for (int k : {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 64, 256}) {
-        INFO("k " << k);
-        // Row-major from 4 vectors with four blocks' rows, but at 5 to 8 on a large matrix the
-        // register tile's group of 8; with fewer rows from 9.
-        REQUIRE(fma(4096, 1024, k, Layout::row) == (k >= 4 && (k < 5 || k > 8)));
-        REQUIRE(fma(4095, 1 << 20, k, Layout::row) == (k >= 4));
-        REQUIRE(fma(1 << 20, 1023, k, Layout::row) == (k >= 4));
-        REQUIRE(fma(1 << 22, 33, k, Layout::row) == (k >= 4));
-        REQUIRE(fma(4 * several::kFmaRows, 1 << 20, k, Layout::row) == (k >= 4));
-        REQUIRE(fma(4 * several::kFmaRows - 1, 1 << 20, k, Layout::row) == (k > 8));
-        // Rows shorter than a chunk: from one vector.
-        REQUIRE(fma(1 << 22, several::kFmaCols - 1, k, Layout::row));
-        // Column-major from 5 vectors, from 4 with 1024 columns.
-        REQUIRE(fma(several::kFmaRows / 4, 1024, k, Layout::col) == (k >= 4));
-        REQUIRE(fma(1 << 22, 1023, k, Layout::col) == (k >= 5));
-        REQUIRE(fma(1 << 22, several::kFmaCols, k, Layout::col) == (k >= 5));
-        // Fewer than a quarter of a block's rows: none in row-major; in column-major from 5 vectors
-        // with 16 rows, from 32 with fewer.
-        REQUIRE_FALSE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::row));
-        REQUIRE(fma(several::kFmaRows / 4 - 1, 1 << 20, k, Layout::col) == (k >= 5));
-        REQUIRE(fma(16, 1 << 20, k, Layout::col) == (k >= 5));
-        REQUIRE(fma(15, 1 << 20, k, Layout::col) == (k >= 32));
-        // Column-major needs a chunk's columns.
-        REQUIRE_FALSE(fma(1 << 20, several::kFmaCols - 1, k, Layout::col));
-        const several::Choice c = several::choose(Precision::f32, 4096, 4096, k, Layout::col, 9);
-        REQUIRE(c.group == several::group_for(c.kernel, k));
-    }
-    // Its copies (cp.async) need compute capability 8.0.
-    REQUIRE(several::choose(Precision::f32, 4096, 4096, 64, Layout::col, 7).kernel ==
-            several::Kernel::register_blocked);
-}
-
 TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4 and X is small", "[step17]") {
     REQUIRE(several::plan_fma_staged(12345, 43483, 16, Layout::col, 16, 132, 2).pack_x);
     REQUIRE_FALSE(several::plan_fma_staged(12345, 43484, 16, Layout::col, 16, 132, 2).pack_x);
@@ -135,57 +98,47 @@ TEST_CASE("step 17: few rows are sliced along the columns", "[step17]") {
     REQUIRE(several::plan_tensor_cores(16, 1000000, 16, Layout::row, 16, 132).slices > 1);
 }
 
-TEST_CASE("step 17: the chooser takes tensor cores for bf16 where they pay, FP32 FMA otherwise", "[step17]") {
+TEST_CASE("step 17: the chooser times every kernel that can run, each with the smallest group that holds k",
+          "[step17]") {
+    using several::Kernel;
+    const auto kernels = [](Precision precision, int k, Layout layout, int cc_major) {
+        std::vector<Kernel> out;
+        for (const several::Candidate& c : several::candidates(precision, k, layout, cc_major)) {
+            INFO(several::to_string(c.kernel) << ", k " << k);
+            // The kernel's own group for k: the smallest that holds it (the tensor-core kernel from
+            // global memory capped by layout).
+            int group = several::group_for(c.kernel, k);
+            if (c.kernel == Kernel::tensor_cores)
+                group = std::min(group, layout == Layout::row ? several::kTensorMostRow : several::kTensorMostCol);
+            REQUIRE(c.group == group);
+            out.push_back(c.kernel);
+        }
+        return out;
+    };
     for (int k : {1, 2, 3, 7, 8, 15, 16, 17, 33, 64, 256})
         for (auto layout : {Layout::row, Layout::col}) {
-            const several::Choice c = several::choose(Precision::bf16, 4096, 4096, k, layout, 9);
             INFO("k " << k << ", " << gemv::layout_word(layout));
-            REQUIRE(c.kernel == several::Kernel::tensor_staged);
-            REQUIRE(c.group == several::group_for(several::Kernel::tensor_staged, k));
-            REQUIRE(several::choose(Precision::bf16, 4096, 4096, k, layout, 7).kernel ==
-                    several::Kernel::register_blocked);
+            REQUIRE(kernels(Precision::f32, k, layout, 9) == std::vector{Kernel::register_blocked, Kernel::fma_staged});
+            REQUIRE(kernels(Precision::bf16, k, layout, 8) ==
+                    std::vector{Kernel::register_blocked, Kernel::tensor_cores, Kernel::tensor_staged});
+            // Before compute capability 8.0: no cp.async, no bf16 mma.
+            for (Precision precision : {Precision::f32, Precision::bf16})
+                REQUIRE(kernels(precision, k, layout, 7) == std::vector{Kernel::register_blocked});
         }
-    // Column-major with too few columns for a chunk but a step's: the tensor cores from global
-    // memory below 8 vectors, staged from 8; row-major, staged whatever n.
-    REQUIRE(several::choose(Precision::bf16, 4096, 40, 4, Layout::col, 9).kernel == several::Kernel::tensor_cores);
-    REQUIRE(several::choose(Precision::bf16, 4096, 40, 8, Layout::col, 9).kernel == several::Kernel::tensor_staged);
-    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 2, Layout::row, 9).kernel == several::Kernel::tensor_staged);
-    // Column-major with fewer than 16 rows: staged from 8 vectors.
-    REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 4, Layout::col, 9).kernel ==
-            several::Kernel::register_blocked);
-    REQUIRE(several::choose(Precision::bf16, 3, 1 << 26, 8, Layout::col, 9).kernel == several::Kernel::tensor_staged);
-    // One vector: staged with 1024 columns and a block's rows in row-major, a quarter of them in
-    // column-major.
-    const auto one = [](std::int64_t m, std::int64_t n, Layout layout) {
-        return several::choose(Precision::bf16, m, n, 1, layout, 9).kernel;
-    };
-    REQUIRE(one(1 << 20, 1023, Layout::row) == several::Kernel::register_blocked);
-    REQUIRE(one(1 << 20, 1023, Layout::col) == several::Kernel::register_blocked);
-    REQUIRE(one(several::kStagedRows, 1024, Layout::row) == several::Kernel::tensor_staged);
-    REQUIRE(one(several::kStagedRows - 1, 1 << 20, Layout::row) == several::Kernel::register_blocked);
-    REQUIRE(one(several::kStagedRows / 4, 1024, Layout::col) == several::Kernel::tensor_staged);
-    REQUIRE(one(several::kStagedRows / 4 - 1, 1 << 20, Layout::col) == several::Kernel::register_blocked);
-    // Row-major with few rows: staged from k = 8 with 16 rows, from k = 32 with any.
-    REQUIRE(several::choose(Precision::bf16, 16, 1 << 22, 7, Layout::row, 9).kernel ==
-            several::Kernel::register_blocked);
-    REQUIRE(several::choose(Precision::bf16, 16, 1 << 22, 8, Layout::row, 9).kernel == several::Kernel::tensor_staged);
-    REQUIRE(several::choose(Precision::bf16, 15, 1 << 22, 16, Layout::row, 9).kernel ==
-            several::Kernel::register_blocked);
-    REQUIRE(several::choose(Precision::bf16, 3, 1 << 22, 32, Layout::row, 9).kernel == several::Kernel::tensor_staged);
-    // Too few columns for a step: the register-blocked kernel.
-    REQUIRE(several::choose(Precision::bf16, 1 << 26, 3, 8, Layout::col, 9).kernel ==
-            several::Kernel::register_blocked);
+    REQUIRE(several::candidates(Precision::bf16, 64, Layout::row, 9)[1].group == several::kTensorMostRow);
+    REQUIRE(several::candidates(Precision::bf16, 64, Layout::col, 9)[1].group == several::kTensorMostCol);
+    REQUIRE_THROWS_AS(several::candidates(Precision::f32, 0, Layout::row, 9), gemv::UsageError);
     REQUIRE_FALSE(several::tensor_cores_take_float);
     // The roof each kernel is held to: the staged FMA kernel is FP32 FMA, like the register-blocked one.
-    REQUIRE(several::on_tensor_cores(several::Kernel::tensor_cores));
-    REQUIRE(several::on_tensor_cores(several::Kernel::tensor_staged));
-    REQUIRE_FALSE(several::on_tensor_cores(several::Kernel::fma_staged));
-    REQUIRE_FALSE(several::on_tensor_cores(several::Kernel::register_blocked));
-    REQUIRE(several::group_for(several::Kernel::register_blocked, 3) == 4);
-    REQUIRE(several::group_for(several::Kernel::register_blocked, 17) == 16);
-    REQUIRE(several::group_for(several::Kernel::tensor_cores, 3) == 8);
-    REQUIRE(several::group_for(several::Kernel::tensor_cores, 17) == 32);
-    REQUIRE(several::group_for(several::Kernel::tensor_cores, 256) == 64);
+    REQUIRE(several::on_tensor_cores(Kernel::tensor_cores));
+    REQUIRE(several::on_tensor_cores(Kernel::tensor_staged));
+    REQUIRE_FALSE(several::on_tensor_cores(Kernel::fma_staged));
+    REQUIRE_FALSE(several::on_tensor_cores(Kernel::register_blocked));
+    REQUIRE(several::group_for(Kernel::register_blocked, 3) == 4);
+    REQUIRE(several::group_for(Kernel::register_blocked, 17) == 16);
+    REQUIRE(several::group_for(Kernel::tensor_cores, 3) == 8);
+    REQUIRE(several::group_for(Kernel::tensor_cores, 17) == 32);
+    REQUIRE(several::group_for(Kernel::tensor_cores, 256) == 64);
 }
 
 TEST_CASE("step 17: a group no tensor-core or staged kernel was compiled for is refused", "[step17]") {

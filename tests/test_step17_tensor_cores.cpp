@@ -91,18 +91,22 @@ TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layou
 
 TEMPLATE_TEST_CASE("step 17: the chooser's pick is right, run twice on the same Y", "[step17][gpu]", float,
                    __nv_bfloat16) {
-    const int sms = sm_count(), major = cc_major();
+    const gemv::DeviceFacts facts = gemv::query_device();
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
         for (const gemv_test::Dims d : {gemv_test::Dims{997, 1009}, {4097, 33}, {3, 100003}})
             for (int k : kVectors) {
                 gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
-                const several::Choice c = several::choose(gemv::precision_of<TestType>(), d.m, d.n, k, layout, major);
-                const several::Plan plan = several::plan_of(c, d.m, d.n, k, layout, sms);
+                const several::Chosen chosen =
+                    several::choose_by_timing<TestType>(facts, layout, p.A(), p.x(), p.y(), d.m, d.n, k);
+                REQUIRE(chosen.plans.size() ==
+                        several::candidates(gemv::precision_of<TestType>(), k, layout, facts.cc_major).size());
+                REQUIRE(chosen.fastest < chosen.plans.size());
+                const several::Plan& plan = chosen.plans[chosen.fastest];
                 const auto run = [&] {
                     several::gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
                 };
                 const std::string w =
-                    what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(c.kernel));
+                    what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(plan.kernel));
                 require_right<TestType>(p, run, w);
                 require_right<TestType>(p, run, w + ", second run");  // zeroing Y is part of every run
             }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string>
 
 #include "errors.hpp"
 
@@ -100,50 +101,19 @@ int group_for(Kernel kernel, int k) {
     return kTensorGroups[std::size(kTensorGroups) - 1];
 }
 
-bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (layout == gemv::Layout::row) return k >= 2 && m >= kTensorRowsRow && n >= kTensorStepRow;
-    return k >= 4 && m >= 64 && n >= kTensorStepCol;
-}
-
-bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (m < kFmaRows / 4)  // fewer than a quarter of a block's rows
-        return layout == gemv::Layout::col && n >= kFmaCols && (k >= 32 || (k > 4 && m >= 16));
-    if (layout == gemv::Layout::row) {
-        if (n < kFmaCols) return true;  // rows shorter than a chunk: measured faster from one vector
-        if (k > 8) return true;
-        // At k = 4 … 8 the register tile's group fits k as well: it streams A faster on fewer rows
-        // than four blocks' and, at k = 5 … 8, on large matrices.
-        const bool large = m >= 4096 && n >= 1024;
-        return k >= 4 && m >= 4 * kFmaRows && !(k > 4 && large);
-    }
-    if (n < kFmaCols) return false;
-    return k > 4 || (k == 4 && n >= 1024);
-}
-
-bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {
-    if (k == 1) return n >= 1024 && m >= (layout == gemv::Layout::row ? kStagedRows : kStagedRows / 4);
-    if (layout == gemv::Layout::row) return m >= kStagedRows / 2 || k >= 32 || (m >= 16 && k >= 8);
-    if (n >= kStagedCols) return m >= 16 || k >= 8;
-    return n >= 16 && k >= 8;
-}
-
-Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major) {
+std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major) {
     require_k(k);
-    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_staged_pays(m, n, k, layout))
-        return {Kernel::tensor_staged, group_for(Kernel::tensor_staged, k),
-                "bf16: tensor cores, A and X staged through shared memory"};
-    if (precision == gemv::Precision::bf16 && cc_major >= 8 && tensor_cores_pay(m, n, k, layout)) {
+    std::vector<Candidate> out = {{Kernel::register_blocked, group_for(Kernel::register_blocked, k)}};
+    if (cc_major < 8) return out;  // the others need cp.async, and bf16 mma
+    const int staged = group_for(Kernel::tensor_staged, k);
+    if (precision == gemv::Precision::f32) {
+        out.push_back({Kernel::fma_staged, staged});
+    } else if (precision == gemv::Precision::bf16) {
         const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
-        return {Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most),
-                "bf16: tensor cores, 16-byte loads straight into the fragments"};
+        out.push_back({Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most)});
+        out.push_back({Kernel::tensor_staged, staged});
     }
-    if (precision == gemv::Precision::f32 && cc_major >= 8 && fma_staged_pays(m, n, k, layout))
-        return {Kernel::fma_staged, group_for(Kernel::fma_staged, k),
-                "float: FP32 FMA, A and X staged through shared memory (TF32 would miss the bound)"};
-    std::string why = precision == gemv::Precision::f32 ? "float: FP32 FMA (TF32 would miss the bound)"
-                      : cc_major < 8                    ? "no bf16 tensor cores on this GPU"
-                                     : "bf16, but too few vectors, rows or columns for the tensor cores";
-    return {Kernel::register_blocked, group_for(Kernel::register_blocked, k), why};
+    return out;
 }
 
 gemv::Traffic planned_traffic(const Plan& p, std::int64_t m, std::int64_t n, int k, gemv::Layout layout) {

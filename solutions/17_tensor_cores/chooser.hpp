@@ -6,7 +6,7 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <vector>
 
 #include "several_vectors.hpp"
 
@@ -80,56 +80,28 @@ Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
 // The smallest group of the kernel's list that holds k vectors (the largest where none does).
 int group_for(Kernel kernel, int k);
 
-// The chooser's rule. bf16 on a device with bf16 MMA (compute capability 8.0 or later): the
-// staged tensor-core kernel where tensor_staged_pays says so (the smallest group that holds k, 64
-// vectors a block at most); else the tensor-core kernel from global memory where
-// tensor_cores_pay says so; else the register-blocked kernel. The tensor-core kernel's group
-// is the smallest that holds k, but at most kTensorMostRow or kTensorMostCol vectors a warp:
-// beyond, the sums take so many registers that too few warps keep A's bytes in flight, and
-// reading A again for another group measured faster (a block holds up to 8 groups side by side,
-// so the other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv). Float (on
-// FP32 FMA: see tensor_cores_take_float below): the staged FMA kernel where fma_staged_pays says
-// so and the GPU has cp.async (compute capability 8.0 or later), else the register-blocked
-// kernel, the smallest group that holds k (at most 16, A read ceil(k/16) times beyond).
+// The chooser. No one kernel is fastest everywhere, and the rules of thresholds first written from
+// measurements (which kernel pays from which k, rows and columns) picked a kernel 1.1 to 1.7 times
+// slower than the fastest on problems drawn afterwards (slides/data/step16/NOTES.md). So the
+// chooser measures, as cuDNN's benchmark mode and Triton's autotuner do: it times each candidate
+// at the problem in hand and keeps the fastest (choose_by_timing, gemv_tensor.cuh). The
+// candidates: step 16's register-blocked kernel and, on compute capability 8.0 or later (cp.async,
+// bf16 mma), in float the staged FMA kernel (FP32 FMA: see tensor_cores_take_float), in bf16 both
+// tensor-core kernels. Each takes the smallest group that holds k (group_for), the tensor-core
+// kernel from global memory at most kTensorMostRow or kTensorMostCol vectors a warp: beyond, the
+// sums take so many registers that too few warps keep A's bytes in flight, and reading A again for
+// another group measured faster (a block holds up to 8 groups side by side, so the other reads are
+// mostly cache hits; slides/data/step16/h100_tune_bf16.csv).
 constexpr int kTensorMostRow = 8;
 constexpr int kTensorMostCol = 32;
-// Where the tensor-core kernel measured faster than the register-blocked one on the H100
-// (slides/data/h100_step16_vectors_odd.csv, both at each k): row-major from k = 2, with at least
-// a block's 128 rows and a step's 32 columns; column-major from k = 4, with at least a warp's 64
-// rows and a step's 16 columns. With fewer, its blocks and steps are mostly empty; with fewer
-// vectors, column-major with an odd m, its realigned loads cost more than it saves.
-bool tensor_cores_pay(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-// Where the staged kernel measured faster than the other two on the H100 (bf16; the three side by
-// side at each k in slides/data/h100_step16_vectors_odd.csv):
-//  - one vector: with 1024 columns or more and a block's 128 rows in row-major, a quarter of them
-//    in column-major (the register-blocked kernel streams a lone vector well, and wastes less on
-//    degenerate shapes);
-//  - row-major: with half a block's rows, whatever n; with fewer rows, from k = 8 with 16 rows or
-//    more (33 × 4194301 at k = 8: 1.7× the register tile), and from k = 32 with any;
-//  - column-major: with a chunk's columns and 16 rows or more, or from k = 8 with 16 columns or
-//    more.
-// Where a block's rows or a chunk's columns are mostly empty at fewer vectors, the others waste
-// less. It keeps up to 64 vectors a block, so A is read once up to k = 64.
-bool tensor_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-
-// Where the staged FMA kernel measured faster than the register-blocked one on the H100 (float,
-// both at each k, slides/data/h100_step16_vectors_odd.csv and the held-out problems beside it):
-//  - row-major, with a quarter of a block's rows or more: from k = 9; at k = 4 … 8, where the
-//    register tile's group fits k as well, only with four blocks' rows (1024) or more, and at
-//    k = 5 … 8 not on 4096 rows and 1024 columns or more; with rows shorter than a chunk
-//    (n < kFmaCols) at any k (1.6× the register tile at one vector on 67108859 × 3);
-//  - column-major, with a chunk's columns or more: from k = 5, at k = 4 with 1024 columns or
-//    more; with fewer than a quarter of a block's rows, from k = 5 with 16 rows or more and from
-//    k = 32 with any.
-// Elsewhere its blocks and chunks are mostly empty, or the register tile streams A faster.
-bool fma_staged_pays(std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
-
-struct Choice {
+struct Candidate {
     Kernel kernel;
     int group;
-    std::string why;
 };
-Choice choose(gemv::Precision precision, std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int cc_major);
+std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major);
+// Launches of each candidate the chooser times, after an untimed one, the L2 scrubbed before each
+// as the harness measures; it keeps the candidate of the least median.
+constexpr int kChooserReps = 3;
 
 // Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to
 // 2^-10·Σ|a·x| a row, outside the bound n·2^-23·Σ|a·x| for n < 2^13. The lab verifies every

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "chooser.hpp"
+#include "device.hpp"
 #include "gemv_several.cuh"
 
 // Step 17's kernels: Y = A·X for k vectors as in step 16 (gemv_several.cuh), each keeping 8·T
@@ -50,8 +52,7 @@ decltype(auto) with_tiles(int group, F&& f) {
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
 
 // Any plan's kernel (the tensor-core kernels take bf16 only, the staged FMA kernel float), and
-// the plan of the chooser's pick on this GPU: for the tuner and the tests, which run plans of every
-// kernel.
+// the plan of a chooser's candidate on this GPU.
 template <class T>
 void gemv_planned(const several::Plan& plan, gemv::Layout layout, const T* A, const T* X, float* Y, std::int64_t m,
                   std::int64_t n, int k, cudaStream_t stream) {
@@ -65,8 +66,8 @@ void gemv_planned(const several::Plan& plan, gemv::Layout layout, const T* A, co
     }
     gemv_register_blocked<T>(plan, layout, A, X, Y, m, n, k, stream);
 }
-inline several::Plan plan_of(const several::Choice& choice, std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
-                             int sm_count) {
+inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, std::int64_t n, int k,
+                             gemv::Layout layout, int sm_count) {
     switch (choice.kernel) {
         case several::Kernel::tensor_cores:
             return several::plan_tensor_cores(m, n, k, layout, choice.group, sm_count);
@@ -80,6 +81,30 @@ inline several::Plan plan_of(const several::Choice& choice, std::int64_t m, std:
             return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
     }
 }
+
+// The chooser (chooser.hpp): each candidate's plan on this GPU, timed at this problem as the
+// harness times (cold L2, kChooserReps launches after an untimed one), and which is the fastest.
+// The launches write Y.
+struct Chosen {
+    std::vector<several::Plan> plans;  // in the order of candidates()
+    std::size_t fastest = 0;
+};
+// BEGIN EXCERPT choose-by-timing
+template <class T>
+Chosen choose_by_timing(const gemv::DeviceFacts& facts, gemv::Layout layout, const T* A, const T* X, float* Y,
+                        std::int64_t m, std::int64_t n, int k) {
+    Chosen out;
+    double best = 0;
+    for (const several::Candidate& c : candidates(gemv::precision_of<T>(), k, layout, facts.cc_major)) {
+        const several::Plan plan = plan_of(c, m, n, k, layout, facts.sm_count);
+        const auto run = [&](cudaStream_t s) { gemv_planned<T>(plan, layout, A, X, Y, m, n, k, s); };
+        const double ms = gemv::time_gpu(facts, run, {}, 1, kChooserReps, true).median_ms;
+        if (out.plans.empty() || ms < best) best = ms, out.fastest = out.plans.size();
+        out.plans.push_back(plan);
+    }
+    return out;
+}
+// END EXCERPT choose-by-timing
 
 // The launch to report (occupancy) for any plan: step 16's launch_of for a register-blocked one.
 template <class T>

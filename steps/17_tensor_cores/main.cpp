@@ -2,10 +2,12 @@
 // keep 8·T vectors: the bf16 tensor cores (mma.sync fragments, from global memory or with A and X
 // staged through shared memory by cp.async) and, in float, FP32 FMA staged the same way. Side by
 // side on one problem with step 16's register-blocked kernel and cuBLAS's gemm; the chooser's pick
-// is marked. X (n×k) and Y (m×k) are column-major, as cuBLAS takes them; A is row- or column-major.
+// (the fastest of them timed at the problem) is marked. X (n×k) and Y (m×k) are column-major, as
+// cuBLAS takes them; A is row- or column-major.
 #include <cuda_runtime.h>
 
 #include <ostream>
+#include <string>
 
 #include "chooser.hpp"
 #include "device_problem.cuh"
@@ -34,36 +36,23 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     const T* A = problem.A();
     const T* X = problem.x();
     float* Y = problem.y();
-    const several::Choice choice = several::choose(o.precision, m, n, k, layout, f.cc_major);
+    // The chooser times its candidates here (the launches write Y, which the harness poisons
+    // before each verified run); each candidate's plan is then one row, the fastest marked.
+    const several::Chosen chosen = several::choose_by_timing<T>(f, layout, A, X, Y, m, n, k);
+    const std::string why = "the fastest of " + std::to_string(chosen.plans.size()) + " kernels timed at this problem";
     std::vector<several::Variant> out;
-
-    // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
-    const auto add = [&](const char* name, const several::Plan& p) {
-        out.push_back({name, several::planned_launch<T>(p, layout), several::planned_traffic(p, m, n, k, layout),
+    for (std::size_t i = 0; i < chosen.plans.size(); ++i) {
+        const several::Plan& p = chosen.plans[i];
+        // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
+        out.push_back({several::to_string(p.kernel), several::planned_launch<T>(p, layout),
+                       several::planned_traffic(p, m, n, k, layout),
                        [=](cudaStream_t s) { several::gemv_planned<T>(p, layout, A, X, Y, m, n, k, s); },
-                       several::plan_text(p), several::on_tensor_cores(p.kernel), choice.kernel == p.kernel});
-    };
-    add("register-blocked", several::plan_register_blocked(
-                                m, n, k, layout, several::group_for(several::Kernel::register_blocked, k), f.sm_count));
-    // The staged kernels' group of vectors (8·T, the same for both). These kernels need compute
-    // capability 8.0 (bf16 MMA, cp.async).
-    const int staged_group = several::group_for(several::Kernel::tensor_staged, k);
-    if (f.cc_major >= 8) {
-        if constexpr (std::is_same_v<T, float>) {
-            add("FMA, staged", several::plan_fma_staged(m, n, k, layout, staged_group, f.sm_count,
-                                                        several::fma_staged_blocks_per_sm(staged_group, layout)));
-        } else {
-            add("tensor cores", several::plan_tensor_cores(
-                                    m, n, k, layout, several::group_for(several::Kernel::tensor_cores, k), f.sm_count));
-            add("tensor cores, staged",
-                several::plan_tensor_staged(m, n, k, layout, staged_group, f.sm_count,
-                                            several::tensor_staged_blocks_per_sm(staged_group, layout)));
-        }
+                       several::plan_text(p), several::on_tensor_cores(p.kernel), i == chosen.fastest});
     }
     out.push_back(several::cublas_variant<T>(A, X, Y, m, n, k, layout));
 
     // The chooser's pick marked in its name and note; each row with the roofline of its units.
-    return several::roofline_rows(out, several::model_intensity(m, n, k, o.precision), roofs_of(f), &choice.why);
+    return several::roofline_rows(out, several::model_intensity(m, n, k, o.precision), roofs_of(f), &why);
 }
 
 // Below the table: the roofline at this k, and each variant's share of its roof.

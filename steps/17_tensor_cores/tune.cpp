@@ -1,8 +1,8 @@
 // Step 17's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
 // every group of the register-blocked kernel and, in float, of the staged FMA kernel, in bf16 of
 // both tensor-core kernels, each verified first, and writes a CSV table: one row a (k, kernel,
-// group), with the fastest of each k marked and the chooser's pick beside it, so that the
-// chooser's rule can be checked against measurements.
+// group), with the fastest of each k marked and the chooser's pick beside it (its candidates are
+// one group of each kernel, timed again by the chooser).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -157,11 +157,12 @@ int tune(const gemv::Options& o) {
         std::size_t best = 0;
         for (std::size_t i = 1; i < rows.size(); ++i)
             if (rows[i].ms < rows[best].ms) best = i;
-        const several::Choice choice =
-            several::choose(o.precision, o.shape.m, o.shape.n, k, o.shape.layout, facts.cc_major);
+        const several::Chosen chosen = several::choose_by_timing<T>(facts, o.shape.layout, problem.A(), problem.x(),
+                                                                    problem.y(), o.shape.m, o.shape.n, k);
+        const several::Plan& pick = chosen.plans[chosen.fastest];
         for (std::size_t i = 0; i < rows.size(); ++i)
             out.push_back(fields_of(o, facts, roofs, rows[i], i == best,
-                                    rows[i].plan.kernel == choice.kernel && rows[i].plan.group == choice.group));
+                                    rows[i].plan.kernel == pick.kernel && rows[i].plan.group == pick.group));
     }
     write_table(o.text("out"), out);
     return gemv::kExitOk;
