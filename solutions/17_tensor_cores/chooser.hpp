@@ -99,9 +99,9 @@ struct Candidate {
     int group;
 };
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major);
-// Launches of each candidate the chooser times, after an untimed one, the L2 scrubbed before each
-// as the harness measures; it keeps the candidate of the least median.
-constexpr int kChooserReps = 3;
+// Rounds in which the chooser times a launch of each candidate, after a first round it does not
+// count, the L2 scrubbed before each as the harness measures; it keeps the least median.
+constexpr int kChooserRounds = 5;
 
 // Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to
 // 2^-10·Σ|a·x| a row, outside the bound n·2^-23·Σ|a·x| for n < 2^13. The lab verifies every
