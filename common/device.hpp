@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "check.hpp"
 #include "errors.hpp"
@@ -132,6 +133,14 @@ private:
 // before() (poisoning the output) and the L2 scrub run before each start event.
 Stats time_gpu(const DeviceFacts& facts, const std::function<void(cudaStream_t)>& launch,
                const std::function<void(cudaStream_t)>& before, int warmup, int reps, bool cold);
+
+// For the choosers that measure (steps 11 and 17): which of several launches of the same product is
+// the fastest. Untimed rounds (a launch of each) for kWarmUpMs at least, then `rounds` rounds timed
+// as time_gpu times, cold, in turns, so that what changes while they run weighs on every launch
+// alike. The least median wins (the first of equal ones).
+constexpr double kWarmUpMs = 100;
+std::size_t fastest_in_turns(const DeviceFacts& facts, const std::vector<std::function<void(cudaStream_t)>>& launches,
+                             int rounds);
 
 // A kernel launch as the occupancy API sees it.
 struct Launch {

@@ -110,6 +110,36 @@ TEST_CASE("step 11: the table is chosen by shape, not by size", "[step11]") {
     REQUIRE(gemv::versatile_invalid(odd.config, gemv::Layout::col, 1000003, 16, 4).empty());
 }
 
+TEST_CASE("step 11: the nearest points' picks, for timing at the shape, start with resolve()'s", "[step11]") {
+    const TempDir dir;
+    std::vector<gemv::TunedPoint> points = two_points();
+    points.push_back({1 << 18, 64, {128, 4, 4, 2, 1}, 100});
+    points.push_back({1 << 19, 32, {256, 4, 4, 1, 1}, 100});
+    points.push_back({1 << 19, 48, {256, 4, 4, 1, 1}, 100});  // the same pick beside it
+    const std::string path = saved_table(dir, "table.csv", "float", "col", points);
+    const gemv::DeviceFacts gpu = test_gpu("Test GPU", 132);
+    const auto nearest = gemv::resolve_nearest(path, gpu, gemv::Precision::f32, gemv::Layout::col, 1 << 19, 36, 4);
+    const auto first = gemv::resolve(path, gpu, gemv::Precision::f32, gemv::Layout::col, 1 << 19, 36);
+    REQUIRE(describe(nearest.at(0).config) == describe(first.config));
+    REQUIRE(nearest[0].source == first.source);
+    // The two nearest points hold one pick: it comes once, the next point's after it.
+    REQUIRE(nearest[0].source == "tuned at 524288 x 32");
+    REQUIRE(nearest.at(1).source == "tuned at 262144 x 64");
+    REQUIRE(nearest.size() <= 3);
+    for (std::size_t i = 0; i < nearest.size(); ++i) {
+        REQUIRE(gemv::versatile_invalid(nearest[i].config, gemv::Layout::col, 1 << 19, 36, 4).empty());
+        for (std::size_t j = 0; j < i; ++j) REQUIRE(describe(nearest[i].config) != describe(nearest[j].config));
+    }
+    REQUIRE(gemv::resolve_nearest(path, gpu, gemv::Precision::f32, gemv::Layout::col, 1 << 19, 36, 1).size() == 1);
+    REQUIRE_THROWS_AS(gemv::resolve_nearest(path, gpu, gemv::Precision::f32, gemv::Layout::col, 1 << 19, 36, 0),
+                      gemv::UsageError);
+    // No table: the heuristic alone.
+    const auto none = gemv::resolve_nearest((dir.path / "missing.csv").string(), gpu, gemv::Precision::f32,
+                                            gemv::Layout::col, 1 << 19, 36, 4);
+    REQUIRE(none.size() == 1);
+    REQUIRE(none[0].how == gemv::ConfigSource::heuristic);
+}
+
 TEST_CASE("step 11: column-major sums folded in shared memory fit the 48 KiB a launch gets", "[step11]") {
     // 32 threads down a column of a 1024-thread block, 16 fp8 elements a load: 32 x 32 x 16 float
     // sums are 64 KiB, which the launch refuses; 8 bf16 elements (32 KiB) fit.

@@ -47,23 +47,29 @@ const TuningTable& table_at(const std::string& path) {
     return table;
 }
 
-// The nearest point in (log m, log n), by shape and not by size (2^20 x 16 and 16 x 2^20 need
-// opposite configurations), of this shape's alignment class: the widest vector that divides the
-// dimension along the loads (a table without this class: any point).
-const TunedPoint& nearest_point(const TuningTable& t, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem) {
+// The points nearest in (log m, log n), nearest first, by shape and not by size (2^20 x 16 and
+// 16 x 2^20 need opposite configurations), of this shape's alignment class: the widest vector that
+// divides the dimension along the loads (a table without this class: any point).
+std::vector<const TunedPoint*> nearest_points(const TuningTable& t, Layout layout, std::int64_t m, std::int64_t n,
+                                              std::size_t elem, std::size_t count) {
     const int vector_class = widest_vector(layout, m, n, elem);
     const auto class_of = [&](const TunedPoint& p) { return widest_vector(layout, p.m, p.n, elem); };
     const bool classed =
         std::any_of(t.points.begin(), t.points.end(), [&](const TunedPoint& p) { return class_of(p) == vector_class; });
-    const TunedPoint* best = nullptr;
-    double best_d = 0;
+    std::vector<std::pair<double, const TunedPoint*>> by_distance;
     for (const auto& p : t.points) {
         if (classed && class_of(p) != vector_class) continue;
         const double dm = std::log(double(p.m) / double(m)), dn = std::log(double(p.n) / double(n));
-        const double d = dm * dm + dn * dn;
-        if (!best || d < best_d) best = &p, best_d = d;
+        by_distance.push_back({dm * dm + dn * dn, &p});
     }
-    return *best;
+    count = std::min(count, by_distance.size());
+    // Of points equally near, the first in the table.
+    std::partial_sort(
+        by_distance.begin(), by_distance.begin() + count, by_distance.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); });
+    std::vector<const TunedPoint*> out;
+    for (std::size_t i = 0; i < count; ++i) out.push_back(by_distance[i].second);
+    return out;
 }
 
 // The command an instructor runs once to give this GPU its own tables.
@@ -75,13 +81,12 @@ Resolved heuristic(const DeviceFacts& device, Layout kl, std::int64_t m, std::in
     return {versatile_heuristic(kl, m, n, elem, gpu_size(device)), ConfigSource::heuristic, "heuristic (" + why + ")"};
 }
 
-// The table's nearest point fitted to m×n on this GPU, or why it does not fit (c unset).
-std::string fitted(const TuningTable& t, const DeviceFacts& device, Layout kl, std::int64_t m, std::int64_t n,
-                   std::size_t elem, VersatileConfig& c, const TunedPoint*& point) {
-    point = &nearest_point(t, kl, m, n, elem);
+// A table's point fitted to m×n on this GPU, or why it does not fit (c unset).
+std::string fitted(const TuningTable& t, const TunedPoint& point, const DeviceFacts& device, Layout kl, std::int64_t m,
+                   std::int64_t n, std::size_t elem, VersatileConfig& c) {
     // A borrowed table's GPU is of this one's architecture: the same threads an SM, other SMs.
     const GpuSize tuned{t.device == device.name || t.sms == 0 ? device.sm_count : t.sms, device.max_threads_per_sm};
-    c = fit_to_shape(point->config, point->m, point->n, tuned, kl, m, n, elem, gpu_size(device));
+    c = fit_to_shape(point.config, point.m, point.n, tuned, kl, m, n, elem, gpu_size(device));
     const std::string why = versatile_invalid(c, kl, m, n, elem);
     if (why.empty()) return "";
     return "the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" + why + ")";
@@ -141,26 +146,39 @@ Lookup lookup(const std::string& table, const DeviceFacts& device, Precision pre
     return {other, other != nullptr, why};
 }
 
-// The looked-up table's nearest point fitted to the problem; the heuristic's choice, with the
-// reason, where there is no table or the fitted configuration cannot run.
-Resolved from_table(const Lookup& found, const DeviceFacts& device, Precision precision, Layout kl, std::int64_t m,
-                    std::int64_t n) {
+// A point of the looked-up table fitted to the problem, said where it came from.
+Resolved tuned_at(const Lookup& found, const TunedPoint& point, const VersatileConfig& c, const DeviceFacts& device) {
+    const std::string at = std::to_string(point.m) + " x " + std::to_string(point.n);
+    if (!found.borrowed) return {c, ConfigSource::tuned, "tuned at " + at};
+    return {c, ConfigSource::borrowed,
+            "tuned on " + found.table->device + " at " + at + ", fitted to this GPU's " +
+                std::to_string(device.sm_count) + " SMs (no table of its own)"};
+}
+
+// The looked-up table's `count` nearest points fitted to the problem, nearest first, those that
+// cannot run or repeat a nearer one left out; the heuristic's choice alone, with the reason, where
+// there is no table or the nearest point's fitted configuration cannot run.
+std::vector<Resolved> from_table(const Lookup& found, const DeviceFacts& device, Precision precision, Layout kl,
+                                 std::int64_t m, std::int64_t n, std::size_t count) {
     const std::size_t elem = element_size(precision);
-    if (!found.table) return heuristic(device, kl, m, n, elem, found.why);
+    if (!found.table) return {heuristic(device, kl, m, n, elem, found.why)};
     const TuningTable& t = *found.table;
     if (found.borrowed)
         warn_once("no tuning table for " + device.name + ", " + to_string(precision) + ", " + to_string(kl) +
                   ": using " + t.device + "'s, tuned on the same architecture (compute capability " +
                   t.compute_capability + ", " + std::to_string(t.sms) + " SMs); " + kTuneThisGpu);
-    VersatileConfig c;
-    const TunedPoint* point = nullptr;
-    const std::string unfit = fitted(t, device, kl, m, n, elem, c, point);
-    if (!unfit.empty()) return heuristic(device, kl, m, n, elem, unfit);
-    const std::string at = std::to_string(point->m) + " x " + std::to_string(point->n);
-    if (!found.borrowed) return {c, ConfigSource::tuned, "tuned at " + at};
-    return {c, ConfigSource::borrowed,
-            "tuned on " + t.device + " at " + at + ", fitted to this GPU's " + std::to_string(device.sm_count) +
-                " SMs (no table of its own)"};
+    std::vector<Resolved> out;
+    std::set<std::string> seen;
+    for (const TunedPoint* point : nearest_points(t, kl, m, n, elem, count)) {
+        VersatileConfig c;
+        const std::string unfit = fitted(t, *point, device, kl, m, n, elem, c);
+        if (!unfit.empty()) {
+            if (out.empty()) return {heuristic(device, kl, m, n, elem, unfit)};
+            continue;
+        }
+        if (seen.insert(describe(c)).second) out.push_back(tuned_at(found, *point, c, device));
+    }
+    return out;
 }
 
 }  // namespace
@@ -199,7 +217,7 @@ const TuningTable* table_for(const std::string& table, const DeviceFacts& device
 Resolved resolve(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
                  std::int64_t m, std::int64_t n, const ConfigOverrides& overrides) {
     Resolved r = from_table(lookup(table, device, precision, layout, m, n), device, precision,
-                            kernel_layout(layout, m, n), m, n);
+                            kernel_layout(layout, m, n), m, n, 1)[0];
     for (const auto& [field, text] : overrides) {
         const std::string why = field->set(r.config, text);
         if (!why.empty()) throw UsageError("--" + field->option() + " " + why);
@@ -207,6 +225,13 @@ Resolved resolve(const std::string& table, const DeviceFacts& device, Precision 
         r.source = "given on the command line";
     }
     return r;
+}
+
+std::vector<Resolved> resolve_nearest(const std::string& table, const DeviceFacts& device, Precision precision,
+                                      Layout layout, std::int64_t m, std::int64_t n, int count) {
+    if (count < 1) throw UsageError("resolve_nearest takes at least one point, not " + std::to_string(count));
+    return from_table(lookup(table, device, precision, layout, m, n), device, precision, kernel_layout(layout, m, n), m,
+                      n, std::size_t(count));
 }
 
 }  // namespace gemv

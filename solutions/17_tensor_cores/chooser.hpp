@@ -99,8 +99,8 @@ struct Candidate {
     int group;
 };
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major);
-// Rounds in which the chooser times a launch of each candidate, after a first round it does not
-// count, the L2 scrubbed before each as the harness measures; it keeps the least median.
+// The rounds the chooser times its candidates in (gemv::fastest_in_turns: a launch of each a round,
+// the L2 scrubbed before each as the harness measures, after a tenth of a second of untimed ones).
 constexpr int kChooserRounds = 5;
 
 // Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to

@@ -3,13 +3,13 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
 #include "chooser.hpp"
 #include "device.hpp"
 #include "gemv_several.cuh"
-#include "timing.hpp"
 
 // Step 17's kernels: Y = A·X for k vectors as in step 16 (gemv_several.cuh), each keeping 8·T
 // vectors (T tiles of 8) a warp or a block. Each runs the plan (chooser.hpp) it is given; where
@@ -96,21 +96,10 @@ Chosen choose_by_timing(const gemv::DeviceFacts& facts, gemv::Layout layout, con
     Chosen out;
     for (const several::Candidate& c : candidates(gemv::precision_of<T>(), k, layout, facts.cc_major))
         out.plans.push_back(plan_of(c, m, n, k, layout, facts.sm_count));
-    // In turns, a launch of each candidate a round (the first round not counted): a GPU still
-    // raising its clocks weighs on every candidate alike, not on the first one timed.
-    std::vector<std::vector<double>> ms(out.plans.size());
-    for (int round = 0; round <= kChooserRounds; ++round)
-        for (std::size_t i = 0; i < out.plans.size(); ++i) {
-            const several::Plan& plan = out.plans[i];
-            const auto run = [&](cudaStream_t s) { gemv_planned<T>(plan, layout, A, X, Y, m, n, k, s); };
-            ms[i].push_back(gemv::time_gpu(facts, run, {}, 0, 1, true).median_ms);
-        }
-    double best = 0;
-    for (std::size_t i = 0; i < ms.size(); ++i) {
-        ms[i].erase(ms[i].begin());  // the first round
-        const double median = gemv::summarize(ms[i]).median_ms;
-        if (i == 0 || median < best) best = median, out.fastest = i;
-    }
+    std::vector<std::function<void(cudaStream_t)>> launches;
+    for (const several::Plan& plan : out.plans)
+        launches.push_back([=](cudaStream_t s) { gemv_planned<T>(plan, layout, A, X, Y, m, n, k, s); });
+    out.fastest = gemv::fastest_in_turns(facts, launches, kChooserRounds);
     return out;
 }
 // END EXCERPT choose-by-timing

@@ -15,6 +15,7 @@
 #include "gemv_cublas.hpp"
 #include "gemv_cublas_ex.hpp"
 #include "gemv_cublaslt_fp8.hpp"
+#include "pick_timed.cuh"
 #include "resolve.hpp"
 #include "search.cuh"
 #include "shapes.hpp"
@@ -54,7 +55,9 @@ struct Bench {
                  std::int64_t n, bool search = false, const std::string& layer = "") {
         if (!fits(m, n)) return;
         p.use(m, n, layout);
-        const gemv::Resolved c = gemv::resolve(o.text("table-dir"), f, gemv::precision_of<T>(), layout, m, n);
+        const gemv::Resolved c = o.text("pick") == "timed"
+                                     ? gemv::pick_timed<T>(o.text("table-dir"), f, layout, m, n, p.A(), p.x(), p.y())
+                                     : gemv::resolve(o.text("table-dir"), f, gemv::precision_of<T>(), layout, m, n);
         Row r{suite, layer, layout, m, n, describe(c.config), "", c.source};
         const gemv::VersatileGemv<T> gemv(c.config, layout, m, n);
         r.plan = describe(gemv.plan());
@@ -374,6 +377,8 @@ int main(int argc, char** argv) {
         gemv::text_option("shapes", "with --suite shapes: MxN,MxN,... each also searched at that shape alone", "",
                           [](const std::string& t) { return t.empty() ? std::string() : parse_shapes(t); }),
         gemv::text_option("table-dir", "where the tuning tables are (default: beside the solution)", "auto"),
+        gemv::choice_option("pick", "the table's nearest point, or the fastest of the nearest points' picks timed",
+                            "nearest", {"nearest", "timed"}),
         gemv::text_option("out", "CSV file, - for standard output", "-")};
     return gemv::run_step(argc, argv, spec, [](gemv::Options o) {
         // Bad input is refused before the GPU is asked for, on any machine.

@@ -1,0 +1,42 @@
+// Step 11: the table's nearest points timed at the shape. A table holds the fastest configuration
+// at each mesh point; a shape between the points runs its nearest point's, fitted (fit.cpp), and
+// that pick can be well slower than the configuration a neighbouring point holds. pick_timed
+// times the picks of the few nearest points at the problem itself and keeps the fastest, as
+// cuBLASLt's callers time the algorithms its heuristic returns.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "gemv_versatile.cuh"
+#include "resolve.hpp"
+
+namespace gemv {
+
+// Points of the table whose picks are timed, nearest first, and the rounds they are timed in
+// (fastest_in_turns: a launch of each a round, cold L2, after a tenth of a second of untimed ones).
+constexpr int kTimedPoints = 4;
+constexpr int kTimedRounds = 5;
+
+// resolve()'s configuration where it has no other candidate (the heuristic); else the fastest at
+// this problem of resolve_nearest's. The launches write y.
+template <class T>
+Resolved pick_timed(const std::string& table, const DeviceFacts& device, Layout layout, std::int64_t m, std::int64_t n,
+                    const T* A, const T* x, accumulator_t<T>* y) {
+    std::vector<Resolved> nearest = resolve_nearest(table, device, precision_of<T>(), layout, m, n, kTimedPoints);
+    if (nearest.size() == 1) return nearest[0];
+    std::vector<std::function<void(cudaStream_t)>> launches;
+    for (const Resolved& r : nearest) {
+        const VersatileGemv<T> gemv(r.config, layout, m, n);
+        launches.push_back([=](cudaStream_t s) { gemv(A, x, y, s); });
+    }
+    Resolved fastest = nearest[fastest_in_turns(device, launches, kTimedRounds)];
+    fastest.source +=
+        " (the fastest at this shape of the " + std::to_string(nearest.size()) + " nearest points' picks)";
+    return fastest;
+}
+
+}  // namespace gemv
