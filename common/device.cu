@@ -1,7 +1,6 @@
 #include "device.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -239,17 +238,12 @@ Stats time_gpu(const DeviceFacts& f, const std::function<void(cudaStream_t)>& la
 
 std::size_t fastest_in_turns(const DeviceFacts& facts, const std::vector<std::function<void(cudaStream_t)>>& launches,
                              int rounds) {
-    // Untimed rounds for kWarmUpMs at least: a GPU that was idle raises its clocks over tens of
-    // milliseconds, and a kernel bound by its instructions would be timed slower than it runs.
-    const auto begin = std::chrono::steady_clock::now();
-    do {
-        for (const auto& launch : launches) launch(0);
-        GEMV_CUDA_CHECK(cudaStreamSynchronize(0));
-    } while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count() < kWarmUpMs);
     std::vector<std::vector<double>> ms(launches.size());
-    for (int round = 0; round < rounds; ++round)
-        for (std::size_t i = 0; i < launches.size(); ++i)
-            ms[i].push_back(time_gpu(facts, launches[i], {}, 0, 1, true).median_ms);
+    for (int round = 0; round <= rounds; ++round)
+        for (std::size_t i = 0; i < launches.size(); ++i) {
+            const double t = time_gpu(facts, launches[i], {}, 0, 1, true).median_ms;
+            if (round > 0) ms[i].push_back(t);
+        }
     std::size_t fastest = 0;
     for (std::size_t i = 1; i < ms.size(); ++i)
         if (summarize(ms[i]).median_ms < summarize(ms[fastest]).median_ms) fastest = i;

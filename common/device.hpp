@@ -135,10 +135,9 @@ Stats time_gpu(const DeviceFacts& facts, const std::function<void(cudaStream_t)>
                const std::function<void(cudaStream_t)>& before, int warmup, int reps, bool cold);
 
 // For the choosers that measure (steps 11 and 17): which of several launches of the same product is
-// the fastest. Untimed rounds (a launch of each) for kWarmUpMs at least, then `rounds` rounds timed
-// as time_gpu times, cold, in turns, so that what changes while they run weighs on every launch
+// the fastest, timed as time_gpu times, cold, in turns: a launch of each a round, `rounds` rounds
+// after a first one not counted, so that a GPU still raising its clocks weighs on every launch
 // alike. The least median wins (the first of equal ones).
-constexpr double kWarmUpMs = 100;
 std::size_t fastest_in_turns(const DeviceFacts& facts, const std::vector<std::function<void(cudaStream_t)>>& launches,
                              int rounds);
 

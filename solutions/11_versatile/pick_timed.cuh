@@ -17,7 +17,7 @@
 namespace gemv {
 
 // Points of the table whose picks are timed, nearest first, and the rounds they are timed in
-// (fastest_in_turns: a launch of each a round, cold L2, after a tenth of a second of untimed ones).
+// (fastest_in_turns: a launch of each a round, cold L2, after a first round not counted).
 constexpr int kTimedPoints = 4;
 constexpr int kTimedRounds = 5;
 

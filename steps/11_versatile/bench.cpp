@@ -377,8 +377,10 @@ int main(int argc, char** argv) {
         gemv::text_option("shapes", "with --suite shapes: MxN,MxN,... each also searched at that shape alone", "",
                           [](const std::string& t) { return t.empty() ? std::string() : parse_shapes(t); }),
         gemv::text_option("table-dir", "where the tuning tables are (default: beside the solution)", "auto"),
-        gemv::choice_option("pick", "the table's nearest point, or the fastest of the nearest points' picks timed",
-                            "nearest", {"nearest", "timed"}),
+        gemv::choice_option("pick",
+                            "the fastest of the nearest points' picks timed at the shape, as step 11 picks, or the "
+                            "nearest point's alone",
+                            "timed", {"timed", "nearest"}),
         gemv::text_option("out", "CSV file, - for standard output", "-")};
     return gemv::run_step(argc, argv, spec, [](gemv::Options o) {
         // Bad input is refused before the GPU is asked for, on any machine.

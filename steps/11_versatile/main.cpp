@@ -1,7 +1,9 @@
 // Step 11: Sørensen's versatile kernel, with the parameters a Hopper GPU needs, and the
-// configuration chosen at run time from this device's tuning table (nearest mesh point by shape).
+// configuration chosen at run time from this device's tuning table: the picks of the mesh points
+// nearest the shape, timed at it.
 #include "gemv_versatile.cuh"
 #include "gpu_step.hpp"
+#include "pick_timed.cuh"
 #include "resolve.hpp"
 
 namespace {
@@ -14,7 +16,10 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     gemv::ConfigOverrides given;
     for (const gemv::ConfigField& field : gemv::config_fields())
         if (o.text(field.option()) != "table") given.push_back({&field, o.text(field.option())});
-    const gemv::Resolved r = gemv::resolve(o.text("table"), f, gemv::precision_of<T>(), layout, m, n, given);
+    // Else the fastest at this shape of the nearest points' picks (pick_timed.cuh).
+    const gemv::Resolved r = given.empty()
+                                 ? gemv::pick_timed<T>(o.text("table"), f, layout, m, n, A, x, y)
+                                 : gemv::resolve(o.text("table"), f, gemv::precision_of<T>(), layout, m, n, given);
     const gemv::VersatileGemv<T> gemv(r.config, layout, m, n);  // refuses a configuration that cannot run
     const gemv::VersatilePlan& plan = gemv.plan();
     std::string note = describe(r.config) + " (" + r.source + "); " + describe(plan);

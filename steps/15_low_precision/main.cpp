@@ -16,6 +16,7 @@
 #include "gemv_low_precision.cuh"
 #include "gemv_versatile.cuh"
 #include "gpu_step.hpp"
+#include "pick_timed.cuh"
 #include "resolve.hpp"
 #include "step15_options.hpp"
 
@@ -55,7 +56,7 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
         std::cerr << "step 15: no versatile line: step 11's kernel takes no scales (--scales " << to_string(mode)
                   << ")\n";
     } else {
-        const gemv::Resolved choice = gemv::resolve(o.text("table"), f, o.precision, layout, m, n);
+        const gemv::Resolved choice = gemv::pick_timed<T>(o.text("table"), f, layout, m, n, A, x, y);
         const gemv::VersatileGemv<T> versatile(choice.config, layout, m, n);
         const gemv::VersatilePlan& plan = versatile.plan();
         out.push_back({std::string("versatile (") + to_string(choice.how) + ")", plan.launch, plan.traffic,
