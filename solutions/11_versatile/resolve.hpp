@@ -57,7 +57,7 @@ Resolved resolve(const std::string& table, const DeviceFacts& device, Precision 
 
 // What resolve() would take, and the configurations of the table's next nearest points (up to
 // `count` points in all), each fitted to the shape, those that cannot run or repeat a nearer one
-// left out: the candidates pick_timed (gemv_versatile.cuh) times at the shape. Where resolve()
+// left out: the candidates pick_timed (pick_timed.cuh) times at the shape. Where resolve()
 // takes the heuristic: that alone.
 std::vector<Resolved> resolve_nearest(const std::string& table, const DeviceFacts& device, Precision precision,
                                       Layout layout, std::int64_t m, std::int64_t n, int count);
