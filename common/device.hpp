@@ -135,9 +135,11 @@ Stats time_gpu(const DeviceFacts& facts, const std::function<void(cudaStream_t)>
                const std::function<void(cudaStream_t)>& before, int warmup, int reps, bool cold);
 
 // For the choosers that measure (steps 11 and 17): which of several launches of the same product is
-// the fastest, timed as time_gpu times, cold, in turns: a launch of each a round, `rounds` rounds
-// after a first one not counted, so that a GPU still raising its clocks weighs on every launch
-// alike. The least median wins (the first of equal ones).
+// the fastest, timed as time_gpu times, in turns: each turn a launch not counted, then one timed
+// from a cold L2, so that each timed launch follows one of its own as in the harness (a kernel
+// after another that set the SMs' shared memory apart may run slower); `rounds` rounds after a
+// first one not counted, so that a GPU still raising its clocks weighs on every launch alike. The
+// least median wins (the first of equal ones).
 std::size_t fastest_in_turns(const DeviceFacts& facts, const std::vector<std::function<void(cudaStream_t)>>& launches,
                              int rounds);
 

@@ -17,7 +17,8 @@
 namespace gemv {
 
 // Points of the table whose picks are timed, nearest first, and the rounds they are timed in
-// (fastest_in_turns: a launch of each a round, cold L2, after a first round not counted).
+// (fastest_in_turns: a turn of each a round, a launch then a timed one from a cold L2, after a first
+// round not counted).
 constexpr int kTimedPoints = 4;
 constexpr int kTimedRounds = 5;
 

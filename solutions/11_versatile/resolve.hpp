@@ -1,6 +1,7 @@
 // The one place step 11's configuration is decided for a problem: from this device's tuning table
 // (its nearest point fitted to the shape), else the heuristic, and then any field given on the
-// command line. Steps 11, 14 and 15 and the benchmark all call resolve().
+// command line. Steps 11, 14 and 15 and the benchmark all take it from here (resolve(), or
+// resolve_nearest() for pick_timed.cuh).
 #pragma once
 
 #include <cstdint>
