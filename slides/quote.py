@@ -235,6 +235,14 @@ def problems(step, other, family=None, machine="h100"):
     return Num(n, str(n))
 
 
+def beside(pattern, column, value, **where):
+    """Each row of `where` with the row of the same problem (suite, precision, layout, m, n) whose
+    `column` is `value`: two runs in one file, side by side."""
+    key = lambda r: (r.get("suite"), r.get("precision"), r.get("layout"), r.get("m"), r.get("n"))
+    other = {key(r): r for r in rows(pattern, **{column: value})}
+    return [(r, other[key(r)]) for r in rows(pattern, **where) if key(r) in other]
+
+
 def problem_key(r):
     """Step 16's and 17's problem: (layout, precision, m, n, k)."""
     return r["layout"], r["precision"], r["m"], r["n"], r["k"]
@@ -285,7 +293,7 @@ def geomean(xs):
 
 NAMES = {
     "ladder": ladder, "row": row, "rows": rows, "best": best, "ncu": ncu, "wins": wins, "problems": problems,
-    "chosen_vs_cublas": chosen_vs_cublas, "geomean": geomean, "variant": variant, "per_ns": per_ns,
+    "chosen_vs_cublas": chosen_vs_cublas, "geomean": geomean, "beside": beside, "variant": variant, "per_ns": per_ns,
     "picks_over_fastest": lambda pattern, precision: [x for x, r in chosen_over_fastest(read(pattern))
                                                       if r["precision"] == precision],
     "sig": lambda x, digits=3: Num(x, sig_text(x, digits)),
