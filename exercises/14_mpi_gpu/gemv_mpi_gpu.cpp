@@ -12,7 +12,7 @@
 #include "errors.hpp"
 #include "gemv_cublas.hpp"
 #include "gemv_versatile.cuh"
-#include "resolve.hpp"
+#include "pick_timed.cuh"
 #include "verify.hpp"
 
 // Open MPI declares MPIX_Query_cuda_support, and defines MPIX_CUDA_AWARE_SUPPORT, in its
@@ -257,8 +257,8 @@ LocalProduct make_local_product(LocalKernel k, GpuRank<T>& d, const gemv::Device
         return p;
     }
     // This rank's block is a rows x n problem of its own: step 11 picks its configuration for
-    // that shape from this GPU's tuning table.
-    const gemv::Resolved choice = gemv::resolve(table, facts, gemv::precision_of<T>(), layout, rows, n);
+    // that shape from this GPU's tuning table, the nearest points' picks timed on this block.
+    const gemv::Resolved choice = gemv::pick_timed(table, facts, layout, rows, n, A, x, y);
     const gemv::VersatileGemv<T> gemv(choice.config, layout, rows, n);
     p.name += std::string(" (") + to_string(choice.how) + ")";
     p.launch = gemv.plan().launch;
