@@ -16,9 +16,8 @@
 
 namespace gemv {
 
-// Points of the table whose picks are timed, nearest first, and the rounds they are timed in
-// (fastest_in_turns: a turn of each a round, a launch then a timed one from a cold L2, after a first
-// round not counted).
+// Points of the table whose picks are timed, nearest first, and the rounds fastest_in_turns
+// (device.hpp says how it times) times them in.
 constexpr int kTimedPoints = 4;
 constexpr int kTimedRounds = 5;
 

@@ -99,9 +99,7 @@ struct Candidate {
     int group;
 };
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major);
-// The rounds the chooser times its candidates in (gemv::fastest_in_turns: a turn of each a round, a
-// launch then a timed one, the L2 scrubbed before it as the harness measures, after a first round
-// not counted).
+// The rounds the chooser times its candidates in (gemv::fastest_in_turns, device.hpp, says how).
 constexpr int kChooserRounds = 5;
 
 // Float on tensor cores would be TF32: A and X rounded to 11 significant bits, an error of up to
