@@ -140,6 +140,47 @@ TEST_CASE("step 11: the nearest points' picks, for timing at the shape, start wi
     REQUIRE(none[0].how == gemv::ConfigSource::heuristic);
 }
 
+TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitted, after the points", "[step11]") {
+    // Double row-major, tuned at n = 64 with 32 threads a row (one 16-byte load each covers a row):
+    // at n = 82 the neighbours are 16 and 64 threads a row and the row read flat.
+    const TempDir dir;
+    const gemv::VersatileConfig tuned =
+        gemv::NamedConfig().block(128).vector(2).unroll(4).threads_per_row(32).loads(gemv::Loads::aligned);
+    const std::string path = saved_table(dir, "table.csv", "double", "row", {{1 << 20, 64, tuned, 100}});
+    const gemv::DeviceFacts gpu = test_gpu("Test GPU", 132);
+    const std::int64_t m = 1210267, n = 82;
+    const auto points = gemv::resolve_nearest(path, gpu, gemv::Precision::f64, gemv::Layout::row, m, n, 4);
+    const auto timed = gemv::resolve_nearest(path, gpu, gemv::Precision::f64, gemv::Layout::row, m, n, 4, true);
+    REQUIRE(points.size() == 1);
+    REQUIRE(timed.size() > points.size());
+    REQUIRE(describe(timed[0].config) == describe(points[0].config));
+    bool half = false, flat = false;
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+        REQUIRE(gemv::versatile_invalid(timed[i].config, gemv::Layout::row, m, n, 8).empty());
+        for (std::size_t j = 0; j < i; ++j) REQUIRE(describe(timed[i].config) != describe(timed[j].config));
+        if (timed[i].source == "tuned at 1048576 x 64, half its threads a row") {
+            half = true;
+            REQUIRE(timed[i].config.threads_per_row == 16);
+            // Fitted as the point's own pick is: 16 threads x 2 x 4 would leave the whole row of 82
+            // to the one-at-a-time remainder, so the unroll halves.
+            REQUIRE(timed[i].config.unroll == 2);
+        }
+        if (timed[i].source == "tuned at 1048576 x 64, read flat") {
+            flat = true;
+            REQUIRE(timed[i].config.loads == gemv::Loads::flat);
+        }
+    }
+    REQUIRE(half);
+    REQUIRE(flat);
+    // resolve() still takes the nearest point's pick alone.
+    REQUIRE(describe(gemv::resolve(path, gpu, gemv::Precision::f64, gemv::Layout::row, m, n).config) ==
+            describe(points[0].config));
+    // Tiles have no neighbours.
+    REQUIRE(gemv::fitted_neighbours(gemv::NamedConfig().loads(gemv::Loads::tiles).vector(2), 100, 3, {132, 2048},
+                                    gemv::Layout::row, 200, 3, 8, {132, 2048})
+                .empty());
+}
+
 TEST_CASE("step 11: column-major sums folded in shared memory fit the 48 KiB a launch gets", "[step11]") {
     // 32 threads down a column of a 1024-thread block, 16 fp8 elements a load: 32 x 32 x 16 float
     // sums are 64 KiB, which the launch refuses; 8 bf16 elements (32 KiB) fit.

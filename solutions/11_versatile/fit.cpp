@@ -20,6 +20,7 @@ struct Fit {
     std::int64_t m, n;
     std::size_t elem;
     GpuSize gpu;
+    bool measured = true;  // `tuned` is the point's own pick (not one of its neighbours, never measured there)
     bool col() const { return layout == Layout::col; }
     std::int64_t along() const { return col() ? m : n; }  // the dimension the loads run along
     bool other_gpu() const { return tuned_gpu.sms != gpu.sms || tuned_gpu.threads_per_sm != gpu.threads_per_sm; }
@@ -137,15 +138,30 @@ void fit_split(const Fit& f, VersatileConfig& c) {
 // configuration tuned at n = 2193 bf16 (128 threads a row, 16 loads each, 2048 columns a pass) read
 // 4919 x 1885 all in its remainder on the H100, at 0.56x cuBLAS. The unroll is halved, down to 2,
 // until at most a quarter of the row (a block's slice of it) is left to the remainder, or no more
-// than at the tuned point (1 load in flight measured slower than the remainder it saves).
+// than at the tuned point (1 load in flight measured slower than the remainder it saves). Short rows
+// (a pass of the threads covers a row; the unroll counts rows a thread) have no remainder, and where
+// the tuned point's were short, or its neighbour was never measured there, there is none to compare
+// with.
 void fit_unroll(const Fit& f, VersatileConfig& c) {
-    if (!in_place(c) || f.col() || !in_place(f.tuned)) return;
+    if (!in_place(c) || f.col() || !in_place(f.tuned) || short_rows(c, f.layout, f.n)) return;
     const auto remainder = [](const VersatileConfig& k, std::int64_t n) {
         const std::int64_t slice = div_up(n, k.blocks_per_row);
         return double(slice % (std::int64_t(k.threads_per_row) * k.vector * k.unroll)) / double(slice);
     };
-    const double allowed = std::max(0.25, remainder(f.tuned, f.tuned_n));
+    const bool compare = f.measured && !short_rows(f.tuned, f.layout, f.tuned_n);
+    const double allowed = compare ? std::max(0.25, remainder(f.tuned, f.tuned_n)) : 0.25;
     while (c.unroll > 2 && remainder(c, f.n) > allowed) c.unroll /= 2;
+}
+
+VersatileConfig fit(const Fit& f) {
+    VersatileConfig c = f.tuned;
+    fit_flat(f, c);
+    fit_vector(f, c);
+    if (c.vector * f.elem >= 16) c.unroll = std::min(c.unroll, 4);  // 8 and 16 in flight are for narrow loads
+    fit_threads(f, c);
+    fit_split(f, c);
+    fit_unroll(f, c);
+    return c;
 }
 
 }  // namespace
@@ -153,15 +169,46 @@ void fit_unroll(const Fit& f, VersatileConfig& c) {
 VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
                              GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem,
                              GpuSize gpu) {
-    const Fit f{tuned, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu};
+    return fit({tuned, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu});
+}
+
+// A table's points lie about a factor of two apart in n, and the threads a row best for a row
+// between two points can be neither point's (double 1210267 x 82 on the H100: both nearest points
+// give 32 threads a row, 34 % slower than 16); another GPU's table can read in place where this GPU
+// reads faster flat (float 7409865 x 36 on the H200 with the H100's table: 0.74x its own).
+std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
+                                         GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n,
+                                         std::size_t elem, GpuSize gpu) {
+    std::vector<Neighbour> out;
+    if (tuned.loads == Loads::tiles) return out;  // tiles are for 2 or 3 rows or columns alone
+    const auto add = [&](VersatileConfig c, const char* what) {
+        Fit f{c, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu};
+        f.measured = false;
+        out.push_back({fit(f), what});
+    };
     VersatileConfig c = tuned;
-    fit_flat(f, c);
-    fit_vector(f, c);
-    if (c.vector * elem >= 16) c.unroll = std::min(c.unroll, 4);  // 8 and 16 in flight are for narrow loads
-    fit_threads(f, c);
-    fit_split(f, c);
-    fit_unroll(f, c);
-    return c;
+    if (c.threads_per_row > 1) {
+        c.threads_per_row /= 2;
+        add(c, "half its threads a row");
+    }
+    c = tuned;
+    c.threads_per_row *= 2;
+    if (c.threads_per_row <= c.block) add(c, "twice its threads a row");
+    if (layout == Layout::row) {
+        c = tuned;
+        if (in_place(c)) {
+            c.loads = Loads::flat;
+            c.threads_per_row = 1;
+            c.blocks_per_row = 1;
+            c.combine = Combine::store;
+            add(c, "read flat");
+        } else {
+            c.loads = Loads::aligned;
+            c.threads_per_row = std::min(8, c.block);
+            add(c, "read in place");
+        }
+    }
+    return out;
 }
 
 }  // namespace gemv

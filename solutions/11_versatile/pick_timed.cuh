@@ -1,8 +1,9 @@
 // Step 11: the table's nearest points timed at the shape. A table holds the fastest configuration
 // at each mesh point; a shape between the points runs its nearest point's, fitted (fit.cpp), and
-// that pick can be well slower than the configuration a neighbouring point holds. pick_timed
-// times the picks of the few nearest points at the problem itself and keeps the fastest, as
-// cuBLASLt's callers time the algorithms its heuristic returns.
+// that pick can be well slower than the configuration a neighbouring point holds, or than one a
+// step from it. pick_timed times the picks of the few nearest points and the nearest pick's
+// neighbours (half and twice its threads a row, the other way of reading a row) at the problem
+// itself and keeps the fastest, as cuBLASLt's callers time the algorithms its heuristic returns.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@ constexpr int kTimedRounds = 5;
 template <class T>
 Resolved pick_timed(const std::string& table, const DeviceFacts& device, Layout layout, std::int64_t m, std::int64_t n,
                     const T* A, const T* x, accumulator_t<T>* y) {
-    std::vector<Resolved> nearest = resolve_nearest(table, device, precision_of<T>(), layout, m, n, kTimedPoints);
+    std::vector<Resolved> nearest = resolve_nearest(table, device, precision_of<T>(), layout, m, n, kTimedPoints, true);
     if (nearest.size() == 1) return nearest[0];
     std::vector<std::function<void(cudaStream_t)>> launches;
     for (const Resolved& r : nearest) {
@@ -35,7 +36,7 @@ Resolved pick_timed(const std::string& table, const DeviceFacts& device, Layout 
     }
     Resolved fastest = nearest[fastest_in_turns(device, launches, kTimedRounds)];
     fastest.source +=
-        " (the fastest at this shape of the " + std::to_string(nearest.size()) + " nearest points' picks)";
+        " (the fastest at this shape of " + std::to_string(nearest.size()) + " picks of the nearest points)";
     return fastest;
 }
 

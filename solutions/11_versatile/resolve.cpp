@@ -81,12 +81,16 @@ Resolved heuristic(const DeviceFacts& device, Layout kl, std::int64_t m, std::in
     return {versatile_heuristic(kl, m, n, elem, gpu_size(device)), ConfigSource::heuristic, "heuristic (" + why + ")"};
 }
 
+// The GPU a table was tuned on, as the shape rules see it. A borrowed table's GPU is of this one's
+// architecture: the same threads an SM, other SMs.
+GpuSize tuned_gpu(const TuningTable& t, const DeviceFacts& device) {
+    return {t.device == device.name || t.sms == 0 ? device.sm_count : t.sms, device.max_threads_per_sm};
+}
+
 // A table's point fitted to m×n on this GPU, or why it does not fit (c unset).
 std::string fitted(const TuningTable& t, const TunedPoint& point, const DeviceFacts& device, Layout kl, std::int64_t m,
                    std::int64_t n, std::size_t elem, VersatileConfig& c) {
-    // A borrowed table's GPU is of this one's architecture: the same threads an SM, other SMs.
-    const GpuSize tuned{t.device == device.name || t.sms == 0 ? device.sm_count : t.sms, device.max_threads_per_sm};
-    c = fit_to_shape(point.config, point.m, point.n, tuned, kl, m, n, elem, gpu_size(device));
+    c = fit_to_shape(point.config, point.m, point.n, tuned_gpu(t, device), kl, m, n, elem, gpu_size(device));
     const std::string why = versatile_invalid(c, kl, m, n, elem);
     if (why.empty()) return "";
     return "the tuned configuration does not fit " + std::to_string(m) + " x " + std::to_string(n) + " (" + why + ")";
@@ -155,11 +159,12 @@ Resolved tuned_at(const Lookup& found, const TunedPoint& point, const VersatileC
                 std::to_string(device.sm_count) + " SMs (no table of its own)"};
 }
 
-// The looked-up table's `count` nearest points fitted to the problem, nearest first, those that
-// cannot run or repeat a nearer one left out; the heuristic's choice alone, with the reason, where
-// there is no table or the nearest point's fitted configuration cannot run.
+// The looked-up table's `count` nearest points fitted to the problem, nearest first, then (where
+// `with_neighbours`) the nearest point's neighbours fitted to it, those that cannot run or repeat
+// another left out; the heuristic's choice alone, with the reason, where there is no table or the
+// nearest point's fitted configuration cannot run.
 std::vector<Resolved> from_table(const Lookup& found, const DeviceFacts& device, Precision precision, Layout kl,
-                                 std::int64_t m, std::int64_t n, std::size_t count) {
+                                 std::int64_t m, std::int64_t n, std::size_t count, bool with_neighbours) {
     const std::size_t elem = element_size(precision);
     if (!found.table) return {heuristic(device, kl, m, n, elem, found.why)};
     const TuningTable& t = *found.table;
@@ -169,7 +174,8 @@ std::vector<Resolved> from_table(const Lookup& found, const DeviceFacts& device,
                   t.compute_capability + ", " + std::to_string(t.sms) + " SMs); " + kTuneThisGpu);
     std::vector<Resolved> out;
     std::set<std::string> seen;
-    for (const TunedPoint* point : nearest_points(t, kl, m, n, elem, count)) {
+    const std::vector<const TunedPoint*> points = nearest_points(t, kl, m, n, elem, count);
+    for (const TunedPoint* point : points) {
         VersatileConfig c;
         const std::string unfit = fitted(t, *point, device, kl, m, n, elem, c);
         if (!unfit.empty()) {
@@ -177,6 +183,16 @@ std::vector<Resolved> from_table(const Lookup& found, const DeviceFacts& device,
             continue;
         }
         if (seen.insert(describe(c)).second) out.push_back(tuned_at(found, *point, c, device));
+    }
+    if (!with_neighbours) return out;
+    const TunedPoint& nearest = *points[0];
+    for (const Neighbour& neighbour : fitted_neighbours(nearest.config, nearest.m, nearest.n, tuned_gpu(t, device), kl,
+                                                        m, n, elem, gpu_size(device))) {
+        const VersatileConfig& c = neighbour.config;
+        if (!versatile_invalid(c, kl, m, n, elem).empty() || !seen.insert(describe(c)).second) continue;
+        Resolved r = tuned_at(found, nearest, c, device);
+        r.source += ", " + neighbour.what;
+        out.push_back(r);
     }
     return out;
 }
@@ -217,7 +233,7 @@ const TuningTable* table_for(const std::string& table, const DeviceFacts& device
 Resolved resolve(const std::string& table, const DeviceFacts& device, Precision precision, Layout layout,
                  std::int64_t m, std::int64_t n, const ConfigOverrides& overrides) {
     Resolved r = from_table(lookup(table, device, precision, layout, m, n), device, precision,
-                            kernel_layout(layout, m, n), m, n, 1)[0];
+                            kernel_layout(layout, m, n), m, n, 1, false)[0];
     for (const auto& [field, text] : overrides) {
         const std::string why = field->set(r.config, text);
         if (!why.empty()) throw UsageError("--" + field->option() + " " + why);
@@ -228,10 +244,10 @@ Resolved resolve(const std::string& table, const DeviceFacts& device, Precision 
 }
 
 std::vector<Resolved> resolve_nearest(const std::string& table, const DeviceFacts& device, Precision precision,
-                                      Layout layout, std::int64_t m, std::int64_t n, int count) {
+                                      Layout layout, std::int64_t m, std::int64_t n, int count, bool with_neighbours) {
     if (count < 1) throw UsageError("resolve_nearest takes at least one point, not " + std::to_string(count));
     return from_table(lookup(table, device, precision, layout, m, n), device, precision, kernel_layout(layout, m, n), m,
-                      n, std::size_t(count));
+                      n, std::size_t(count), with_neighbours);
 }
 
 }  // namespace gemv

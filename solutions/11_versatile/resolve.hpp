@@ -57,10 +57,12 @@ Resolved resolve(const std::string& table, const DeviceFacts& device, Precision 
                  std::int64_t m, std::int64_t n, const ConfigOverrides& overrides = {});
 
 // What resolve() would take, and the configurations of the table's next nearest points (up to
-// `count` points in all), each fitted to the shape, those that cannot run or repeat a nearer one
-// left out: the candidates pick_timed (pick_timed.cuh) times at the shape. Where resolve()
-// takes the heuristic: that alone.
+// `count` points in all), each fitted to the shape, then where `with_neighbours` the nearest
+// point's neighbours (shape_rules.hpp), fitted; those that cannot run or repeat another left out:
+// the candidates pick_timed (pick_timed.cuh) times at the shape. Where resolve() takes the
+// heuristic: that alone.
 std::vector<Resolved> resolve_nearest(const std::string& table, const DeviceFacts& device, Precision precision,
-                                      Layout layout, std::int64_t m, std::int64_t n, int count);
+                                      Layout layout, std::int64_t m, std::int64_t n, int count,
+                                      bool with_neighbours = false);
 
 }  // namespace gemv

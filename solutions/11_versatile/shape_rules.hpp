@@ -94,6 +94,19 @@ VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m,
                              GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,
                              GpuSize gpu);
 
+// A tuned configuration's neighbours, which pick_timed (pick_timed.cuh) times beside the nearest
+// points' picks: half and twice its threads a row and, row-major, the other way of reading (flat
+// with a thread a row where it reads in place, in place where it reads flat), each fitted to m×n
+// as fit_to_shape fits the configuration itself (arguments as there). `what` says which neighbour
+// it is. The results may fail versatile_invalid.
+struct Neighbour {
+    VersatileConfig config;
+    std::string what;
+};
+std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
+                                         GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n,
+                                         std::size_t elem_size, GpuSize gpu);
+
 // Every candidate the tuner tries at m×n (layout: the layout the kernels read it in): the
 // candidates' axes, each filtered by versatile_invalid.
 std::vector<VersatileConfig> candidate_configs(Layout layout, std::int64_t m, std::int64_t n, std::size_t elem_size,

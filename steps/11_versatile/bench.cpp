@@ -378,8 +378,8 @@ int main(int argc, char** argv) {
                           [](const std::string& t) { return t.empty() ? std::string() : parse_shapes(t); }),
         gemv::text_option("table-dir", "where the tuning tables are (default: beside the solution)", "auto"),
         gemv::choice_option("pick",
-                            "the fastest of the nearest points' picks timed at the shape, as step 11 picks, or the "
-                            "nearest point's alone",
+                            "the fastest of the nearest points' picks and the nearest pick's neighbours, timed at "
+                            "the shape, as step 11 picks, or the nearest point's alone",
                             "timed", {"timed", "nearest"}),
         gemv::text_option("out", "CSV file, - for standard output", "-")};
     return gemv::run_step(argc, argv, spec, [](gemv::Options o) {
