@@ -168,6 +168,7 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
         if (timed[i].source == "tuned at 1048576 x 64, read flat") {
             flat = true;
             REQUIRE(timed[i].config.loads == gemv::Loads::flat);
+            REQUIRE(timed[i].config.vector == 2);  // 16-byte pieces
         }
     }
     REQUIRE(half);
@@ -175,6 +176,10 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
     // resolve() still takes the nearest point's pick alone.
     REQUIRE(describe(gemv::resolve(path, gpu, gemv::Precision::f64, gemv::Layout::row, m, n).config) ==
             describe(points[0].config));
+    // Flat row-major copies its tile in aligned 16-byte pieces: a narrower vector is refused, not run.
+    REQUIRE(gemv::versatile_invalid(
+                gemv::NamedConfig().block(128).vector(1).threads_per_row(8).loads(gemv::Loads::flat), gemv::Layout::row,
+                5039, 449, 4) == "flat row-major copies 16-byte pieces: vector must be 4");
     // Tiles have no neighbours.
     REQUIRE(gemv::fitted_neighbours(gemv::NamedConfig().loads(gemv::Loads::tiles).vector(2), 100, 3, {132, 2048},
                                     gemv::Layout::row, 200, 3, 8, {132, 2048})

@@ -149,6 +149,8 @@ std::optional<std::string> flat_invalid(const VersatileConfig& c, bool col, std:
                    " blocks (block * vector * blocks a multiple of m)";
         return std::nullopt;  // one row block, on a grid of up to 2^31 - 1 blocks
     }
+    if (c.vector != widest_vector_of(elem))  // the tile is copied in aligned 16-byte pieces
+        return "flat row-major copies 16-byte pieces: vector must be " + std::to_string(widest_vector_of(elem));
     if (c.blocks_per_row != 1) return "flat row-major reads whole rows: blocks_per_row must be 1";
     if (c.threads_per_row > 32) return "flat row-major shares a row among at most 32 threads";
     if (flat_row_tile_bytes(c, n, elem) > kFlatTileBytes)

@@ -198,6 +198,7 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
         c = tuned;
         if (in_place(c)) {
             c.loads = Loads::flat;
+            c.vector = widest_vector_of(elem);
             c.threads_per_row = 1;
             c.blocks_per_row = 1;
             c.combine = Combine::store;
