@@ -269,7 +269,8 @@ LocalProduct make_local_product(LocalKernel k, GpuRank<T>& d, const gemv::Device
         return p;
     }
     // This rank's block is a rows x n problem of its own: step 11 picks its configuration for
-    // that shape from this GPU's tuning table, the nearest points' picks timed on this block.
+    // that shape from this GPU's tuning table, the nearest points' picks (and the nearest's
+    // neighbours) timed on this block.
     const gemv::Resolved choice = gemv::pick_timed(table, facts, layout, rows, n, A, x, y);
     const gemv::VersatileGemv<T> gemv(choice.config, layout, rows, n);
     p.name += std::string(" (") + to_string(choice.how) + ")";
