@@ -35,6 +35,10 @@ struct Fit {
     }
 };
 
+// Row-major rows moved from flat to in place get 16-byte loads and this many threads a row (fewer
+// where fewer cover the row: fit_threads).
+constexpr int kInPlaceRowThreads = 8;
+
 // Tiles hold whole columns of 2 or 3 rows (whole rows of 2 or 3 columns): elsewhere the same
 // threads read flat, and the flat rules fit them to the shape.
 void fit_flat(const Fit& f, VersatileConfig& c) {
@@ -55,7 +59,8 @@ void fit_flat(const Fit& f, VersatileConfig& c) {
         // the ceiling, 8 at 85 %.
         if (c.loads == Loads::flat && !flat_row_suits(f.n, f.elem)) {
             c.loads = Loads::aligned;
-            c.threads_per_row = static_cast<int>(std::min<std::int64_t>(8, pow2_at_least(f.n / c.vector)));
+            c.threads_per_row =
+                static_cast<int>(std::min<std::int64_t>(kInPlaceRowThreads, pow2_at_least(f.n / c.vector)));
         }
         // A shorter row than the tuned one, of at most 16 bytes, that aligned loads of 4 bytes or
         // more follow: a block's tile shrinks with the row, too few bytes stay in flight, and the
@@ -205,7 +210,7 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
             add(c, "read flat");
         } else {
             c.loads = Loads::aligned;
-            c.threads_per_row = std::min(8, c.block);
+            c.threads_per_row = std::min(kInPlaceRowThreads, c.block);
             add(c, "read in place");
         }
     }
