@@ -180,6 +180,48 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
     REQUIRE(gemv::versatile_invalid(
                 gemv::NamedConfig().block(128).vector(1).threads_per_row(8).loads(gemv::Loads::flat), gemv::Layout::row,
                 5039, 449, 4) == "flat row-major copies 16-byte pieces: vector must be 4");
+    // Float row-major, one row of an odd length, tuned with 4-byte aligned loads, 512 threads a row,
+    // 4 in flight: the neighbours take 16-byte staggered loads over the same bytes a pass (128
+    // threads), and half (2) and twice (8) the loads in flight.
+    const gemv::VersatileConfig narrow = gemv::NamedConfig()
+                                             .block(512)
+                                             .vector(1)
+                                             .unroll(4)
+                                             .threads_per_row(512)
+                                             .blocks_per_row(2112)
+                                             .combine(gemv::Combine::atomic)
+                                             .loads(gemv::Loads::aligned);
+    bool staggered = false, fewer = false, more = false;
+    for (const auto& [c, what] :
+         gemv::fitted_neighbours(narrow, 1, 26843545, {132, 2048}, gemv::Layout::row, 1, 200962593, 4, {132, 2048})) {
+        INFO(what << ": " << describe(c));
+        if (what == "16-byte staggered loads") {
+            staggered = true;
+            REQUIRE(c.loads == gemv::Loads::staggered);
+            REQUIRE(c.vector == 4);
+            REQUIRE(c.threads_per_row == 128);
+            REQUIRE(gemv::versatile_invalid(c, gemv::Layout::row, 1, 200962593, 4).empty());
+        }
+        fewer |= what == "half its loads in flight" && c.unroll == 2 && c.vector == 1;
+        more |= what == "twice its loads in flight" && c.unroll == 8 && c.vector == 1;
+    }
+    REQUIRE(staggered);
+    REQUIRE(fewer);
+    REQUIRE(more);
+    // And back: 16-byte staggered loads have aligned ones of the widest vector that divides n as
+    // their neighbour (n = 4098: 2 floats).
+    const gemv::VersatileConfig wide =
+        gemv::NamedConfig().block(256).vector(4).unroll(4).threads_per_row(32).loads(gemv::Loads::staggered);
+    bool aligned = false;
+    for (const auto& [c, what] :
+         gemv::fitted_neighbours(wide, 4096, 4098, {132, 2048}, gemv::Layout::row, 5000, 4098, 4, {132, 2048}))
+        if (what == "aligned loads") {
+            aligned = true;
+            REQUIRE(c.loads == gemv::Loads::aligned);
+            REQUIRE(c.vector == 2);
+            REQUIRE(gemv::versatile_invalid(c, gemv::Layout::row, 5000, 4098, 4).empty());
+        }
+    REQUIRE(aligned);
     // Tiles have no neighbours.
     REQUIRE(gemv::fitted_neighbours(gemv::NamedConfig().loads(gemv::Loads::tiles).vector(2), 100, 3, {132, 2048},
                                     gemv::Layout::row, 200, 3, 8, {132, 2048})

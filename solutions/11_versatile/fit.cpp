@@ -177,10 +177,15 @@ VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m,
     return fit({tuned, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu});
 }
 
-// A table's points lie about a factor of two apart in n, and the threads a row best for a row
-// between two points can be neither point's (double 1210267 x 82 on the H100: both nearest points
-// give 32 threads a row, 34 % slower than 16); another GPU's table can read in place where this GPU
-// reads faster flat (float 7409865 x 36 on the H200 with the H100's table: 0.74x its own).
+// A table's points lie about a factor of two apart in n, and the best configuration for a shape
+// between two points can be neither point's but one step from them along one of the tuner's axes:
+// - threads a row (double 1210267 x 82 on the H100: both nearest points give 32 threads a row, 34 %
+//   slower than 16);
+// - the way of reading a row: another GPU's table can read in place where this GPU reads faster
+//   flat (float 7409865 x 36 on the H200 with the H100's table: 0.74x its own), or take a narrow
+//   aligned load where 16-byte staggered ones read faster (float 1 x 200962593 on the H200 with its
+//   own table: 79 % of the ceiling aligned, 94 % staggered with the H100's);
+// - loads in flight (float 539 x 25553 row-major on the H200: the search's best has 16, the pick 4).
 std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
                                          GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n,
                                          std::size_t elem, GpuSize gpu) {
@@ -191,6 +196,7 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
         f.measured = false;
         out.push_back({fit(f), what});
     };
+    const bool col = layout == Layout::col;
     VersatileConfig c = tuned;
     if (c.threads_per_row > 1) {
         c.threads_per_row /= 2;
@@ -199,11 +205,33 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
     c = tuned;
     c.threads_per_row *= 2;
     if (c.threads_per_row <= c.block) add(c, "twice its threads a row");
-    if (layout == Layout::row) {
+    c = tuned;
+    if (c.unroll > 2) {
+        c.unroll /= 2;
+        add(c, "half its loads in flight");
+    }
+    c = tuned;
+    c.unroll *= 2;
+    add(c, "twice its loads in flight");  // past 16, or 16-byte loads past 4: fit and the check refuse it
+    const int widest = widest_vector_of(elem);
+    c = tuned;
+    if (c.loads == Loads::aligned && c.vector < widest) {
+        // The same bytes a pass of the threads along the loads covers, in 16-byte loads.
+        const int along = (col ? c.block / c.threads_per_row : c.threads_per_row) * c.vector / widest;
+        const int lanes = std::max(1, along);
+        c.threads_per_row = col ? c.block / lanes : lanes;
+        c.vector = widest;
+        c.loads = Loads::staggered;
+        add(c, "16-byte staggered loads");
+    } else if (c.loads == Loads::staggered || c.loads == Loads::realigned) {
+        c.loads = Loads::aligned;  // fit_vector narrows the vector to one that divides the loads' dimension
+        add(c, "aligned loads");
+    }
+    if (!col) {
         c = tuned;
         if (in_place(c)) {
             c.loads = Loads::flat;
-            c.vector = widest_vector_of(elem);
+            c.vector = widest;
             c.threads_per_row = 1;
             c.blocks_per_row = 1;
             c.combine = Combine::store;

@@ -2,8 +2,9 @@
 // at each mesh point; a shape between the points runs its nearest point's, fitted (fit.cpp), and
 // that pick can be well slower than the configuration a neighbouring point holds, or than one a
 // step from it. pick_timed times the picks of the few nearest points and the nearest pick's
-// neighbours (half and twice its threads a row, the other way of reading a row) at the problem
-// itself and keeps the fastest, as cuBLASLt's callers time the algorithms its heuristic returns.
+// neighbours (a step along its threads a row, its loads in flight and its way of loading) at the
+// problem itself and keeps the fastest, as cuBLASLt's callers time the algorithms its heuristic
+// returns.
 #pragma once
 
 #include <cstdint>
