@@ -181,8 +181,8 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
                 gemv::NamedConfig().block(128).vector(1).threads_per_row(8).loads(gemv::Loads::flat), gemv::Layout::row,
                 5039, 449, 4) == "flat row-major copies 16-byte pieces: vector must be 4");
     // Float row-major, one row of an odd length, tuned with 4-byte aligned loads, 512 threads a row,
-    // 4 in flight: the neighbours take 16-byte staggered loads over the same bytes a pass (128
-    // threads), and half (2) and twice (8) the loads in flight.
+    // 4 in flight, 2112 blocks: the neighbours take 16-byte staggered loads with the same threads,
+    // half (2) and twice (8) the loads in flight, and four times the blocks.
     const gemv::VersatileConfig narrow = gemv::NamedConfig()
                                              .block(512)
                                              .vector(1)
@@ -191,7 +191,7 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
                                              .blocks_per_row(2112)
                                              .combine(gemv::Combine::atomic)
                                              .loads(gemv::Loads::aligned);
-    bool staggered = false, fewer = false, more = false;
+    bool staggered = false, fewer = false, more = false, blocks = false;
     for (const auto& [c, what] :
          gemv::fitted_neighbours(narrow, 1, 26843545, {132, 2048}, gemv::Layout::row, 1, 200962593, 4, {132, 2048})) {
         INFO(what << ": " << describe(c));
@@ -199,8 +199,13 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
             staggered = true;
             REQUIRE(c.loads == gemv::Loads::staggered);
             REQUIRE(c.vector == 4);
-            REQUIRE(c.threads_per_row == 128);
+            REQUIRE(c.threads_per_row == 512);
             REQUIRE(gemv::versatile_invalid(c, gemv::Layout::row, 1, 200962593, 4).empty());
+        }
+        if (what == "four times its blocks a row") {
+            blocks = true;
+            REQUIRE(c.blocks_per_row == 4 * 2112);
+            REQUIRE(c.vector == 1);
         }
         fewer |= what == "half its loads in flight" && c.unroll == 2 && c.vector == 1;
         more |= what == "twice its loads in flight" && c.unroll == 8 && c.vector == 1;
@@ -208,6 +213,7 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
     REQUIRE(staggered);
     REQUIRE(fewer);
     REQUIRE(more);
+    REQUIRE(blocks);
     // And back: 16-byte staggered loads have aligned ones of the widest vector that divides n as
     // their neighbour (n = 4098: 2 floats).
     const gemv::VersatileConfig wide =

@@ -185,7 +185,10 @@ VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m,
 //   flat (float 7409865 x 36 on the H200 with the H100's table: 0.74x its own), or take a narrow
 //   aligned load where 16-byte staggered ones read faster (float 1 x 200962593 on the H200 with its
 //   own table: 79 % of the ceiling aligned, 94 % staggered with the H100's);
-// - loads in flight (float 539 x 25553 row-major on the H200: the search's best has 16, the pick 4).
+// - loads in flight (float 539 x 25553 row-major on the H200: the search's best has 16, the pick 4);
+// - blocks a row, where a row is split: the tuner's grids are of one or four waves, and a long row
+//   can want more (float 1 x 200962593 on the H200: 80 % of the ceiling at 2112 blocks, 94 % at
+//   8448; slides/data/step11/NOTES.md).
 std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int64_t tuned_m, std::int64_t tuned_n,
                                          GpuSize tuned_gpu, Layout layout, std::int64_t m, std::int64_t n,
                                          std::size_t elem, GpuSize gpu) {
@@ -213,14 +216,15 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
     c = tuned;
     c.unroll *= 2;
     add(c, "twice its loads in flight");  // past 16, or 16-byte loads past 4: fit and the check refuse it
+    c = tuned;
+    if (in_place(c) && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
+        c.blocks_per_row *= 4;
+        add(c, "four times its blocks a row");
+    }
     const int widest = widest_vector_of(elem);
     c = tuned;
     if (c.loads == Loads::aligned && c.vector < widest) {
-        // The same bytes a pass of the threads along the loads covers, in 16-byte loads.
-        const int along = (col ? c.block / c.threads_per_row : c.threads_per_row) * c.vector / widest;
-        const int lanes = std::max(1, along);
-        c.threads_per_row = col ? c.block / lanes : lanes;
-        c.vector = widest;
+        c.vector = widest;  // the same threads (fit_threads keeps no more than cover the row)
         c.loads = Loads::staggered;
         add(c, "16-byte staggered loads");
     } else if (c.loads == Loads::staggered || c.loads == Loads::realigned) {
