@@ -182,9 +182,9 @@ VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m,
 // - threads a row (double 1210267 x 82 on the H100: both nearest points give 32 threads a row, 34 %
 //   slower than 16);
 // - the way of reading a row: another GPU's table can read in place where this GPU reads faster
-//   flat (float 7409865 x 36 on the H200 with the H100's table: 0.74x its own), or take a narrow
-//   aligned load where 16-byte staggered ones read faster (float 1 x 200962593 on the H200 with its
-//   own table: 79 % of the ceiling aligned, 94 % staggered with the H100's);
+//   flat (float 7409865 x 36 on the H200 with the H100's table: 0.74x its own), or take narrow
+//   aligned loads where 16-byte staggered ones read faster (float 1 x 200962593 on the H200, 512
+//   threads a row and 2112 blocks: 81 % of the ceiling with 4-byte loads, 83 % with 16-byte ones);
 // - loads in flight (float 539 x 25553 row-major on the H200: the search's best has 16, the pick 4);
 // - blocks a row, where a row is split: the tuner's grids are of one or four waves, and a long row
 //   can want more (float 1 x 200962593 on the H200: 80 % of the ceiling at 2112 blocks, 94 % at

@@ -2,8 +2,8 @@
 // at each mesh point; a shape between the points runs its nearest point's, fitted (fit.cpp), and
 // that pick can be well slower than the configuration a neighbouring point holds, or than one a
 // step from it. pick_timed times the picks of the few nearest points and the nearest pick's
-// neighbours (a step along its threads a row, its loads in flight and its way of loading) at the
-// problem itself and keeps the fastest, as cuBLASLt's callers time the algorithms its heuristic
+// neighbours (a step along its threads a row, loads in flight, blocks a row and way of loading) at
+// the problem itself and keeps the fastest, as cuBLASLt's callers time the algorithms its heuristic
 // returns.
 #pragma once
 
