@@ -194,58 +194,41 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
                                          std::size_t elem, GpuSize gpu) {
     std::vector<Neighbour> out;
     if (tuned.loads == Loads::tiles) return out;  // tiles are for 2 or 3 rows or columns alone
-    const auto add = [&](VersatileConfig c, const char* what) {
+    // The tuned configuration with one change, fitted; one past the fields' ranges (twice an unroll
+    // of 16, or of 4 with 16-byte loads) is cut back by fit or refused by versatile_invalid.
+    const auto step = [&](const char* what, auto change) {
+        VersatileConfig c = tuned;
+        change(c);
         Fit f{c, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu};
         f.measured = false;
         out.push_back({fit(f), what});
     };
-    const bool col = layout == Layout::col;
-    VersatileConfig c = tuned;
-    if (c.threads_per_row > 1) {
-        c.threads_per_row /= 2;
-        add(c, "half its threads a row");
-    }
-    c = tuned;
-    c.threads_per_row *= 2;
-    if (c.threads_per_row <= c.block) add(c, "twice its threads a row");
-    c = tuned;
-    if (c.unroll > 2) {
-        c.unroll /= 2;
-        add(c, "half its loads in flight");
-    }
-    c = tuned;
-    c.unroll *= 2;
-    add(c, "twice its loads in flight");  // past 16, or 16-byte loads past 4: fit and the check refuse it
-    c = tuned;
-    if (in_place(c) && c.blocks_per_row > 1 && c.combine != Combine::cluster) {
-        c.blocks_per_row *= 4;
-        add(c, "four times its blocks a row");
-    }
+    if (tuned.threads_per_row > 1) step("half its threads a row", [](VersatileConfig& c) { c.threads_per_row /= 2; });
+    if (2 * tuned.threads_per_row <= tuned.block)
+        step("twice its threads a row", [](VersatileConfig& c) { c.threads_per_row *= 2; });
+    if (tuned.unroll > 2) step("half its loads in flight", [](VersatileConfig& c) { c.unroll /= 2; });
+    step("twice its loads in flight", [](VersatileConfig& c) { c.unroll *= 2; });
+    if (in_place(tuned) && tuned.blocks_per_row > 1 && tuned.combine != Combine::cluster)
+        step("four times its blocks a row", [](VersatileConfig& c) { c.blocks_per_row *= 4; });
     const int widest = widest_vector_of(elem);
-    c = tuned;
-    if (c.loads == Loads::aligned && c.vector < widest) {
-        c.vector = widest;  // the same threads (fit_threads keeps no more than cover the row)
-        c.loads = Loads::staggered;
-        add(c, "16-byte staggered loads");
-    } else if (c.loads == Loads::staggered || c.loads == Loads::realigned) {
-        c.loads = Loads::aligned;  // fit_vector narrows the vector to one that divides the loads' dimension
-        add(c, "aligned loads");
-    }
-    if (!col) {
-        c = tuned;
-        if (in_place(c)) {
-            c.loads = Loads::flat;
-            c.vector = widest;
-            c.threads_per_row = 1;
-            c.blocks_per_row = 1;
-            c.combine = Combine::store;
-            add(c, "read flat");
-        } else {
+    if (tuned.loads == Loads::aligned && tuned.vector < widest)
+        step("16-byte staggered loads", [&](VersatileConfig& c) {
+            c.vector = widest;  // the same threads (fit_threads keeps no more than cover the row)
+            c.loads = Loads::staggered;
+        });
+    if (tuned.loads == Loads::staggered || tuned.loads == Loads::realigned)
+        step("aligned loads", [](VersatileConfig& c) {
+            c.loads = Loads::aligned;  // fit_vector narrows the vector to one that divides the loads' dimension
+        });
+    if (layout == Layout::row && in_place(tuned))
+        step("read flat", [&](VersatileConfig& c) {
+            c = NamedConfig().block(c.block).vector(widest).unroll(c.unroll).loads(Loads::flat);  // a thread a row
+        });
+    if (layout == Layout::row && !in_place(tuned))
+        step("read in place", [](VersatileConfig& c) {
             c.loads = Loads::aligned;
             c.threads_per_row = std::min(kInPlaceRowThreads, c.block);
-            add(c, "read in place");
-        }
-    }
+        });
     return out;
 }
 
