@@ -12,17 +12,26 @@ namespace gemv {
 
 namespace {
 
-// x[q·V - shift …] for lane g of a warp on one row whose lanes load side by side: the aligned 16
-// bytes at q·V, and the 16 before them from the lane before (the first lane loads its own), so
+// x for lane g of a warp on one row whose lanes load side by side, in two steps so that all the
+// loads of a pass are in flight before the first shuffle waits for one (a shuffle right after
+// each load held the next load back: slides/data/step11/NOTES.md). load_x_aligned: the aligned
+// 16 bytes at q·V and, for the warp's first lane on a shifted row, the 16 before them.
+// realign_x_shuffled: x[q·V - shift …], the 16 before taken from the lane before by shuffles, so
 // that x is loaded once, as A is. Every lane of the warp must call it.
+template <class T>
+__device__ __forceinline__ void load_x_aligned(const T* xq, bool first, uint4& hi, uint4& before) {
+    hi = __ldg(reinterpret_cast<const uint4*>(xq));
+    before = first ? __ldg(reinterpret_cast<const uint4*>(xq) - 1) : hi;
+}
+
 template <class T, int V>
-__device__ __forceinline__ void load_x_shuffled(const T* xq, int shift, int g, T (&out)[V]) {
-    uint4 hi = __ldg(reinterpret_cast<const uint4*>(xq)), lo;
+__device__ __forceinline__ void realign_x_shuffled(uint4 hi, uint4 before, int shift, bool first, T (&out)[V]) {
+    uint4 lo;
     lo.x = __shfl_up_sync(0xffffffffu, hi.x, 1);
     lo.y = __shfl_up_sync(0xffffffffu, hi.y, 1);
     lo.z = __shfl_up_sync(0xffffffffu, hi.z, 1);
     lo.w = __shfl_up_sync(0xffffffffu, hi.w, 1);
-    if (g % 32 == 0 && shift) lo = __ldg(reinterpret_cast<const uint4*>(xq) - 1);
+    if (first) lo = before;
     const uint4 x = shift ? gemv::shift_down_bytes(lo, hi, unsigned(V - shift) * sizeof(T)) : hi;
     memcpy(out, &x, sizeof x);
 }
@@ -31,7 +40,7 @@ __device__ __forceinline__ void load_x_shuffled(const T* xq, int shift, int g, T
 // Staggered loads: the aligned 16 bytes of the row start `shift` elements before it, and load q
 // of the row holds its columns q·V - shift to q·V - shift + V - 1. A is read only in aligned 16
 // bytes; x, which every row reads from cache, is realigned to them (across a warp on one row by
-// shuffles, load_x_shuffled; elsewhere by a second load, load_realigned). The row's
+// shuffles, realign_x_shuffled; elsewhere by a second load, load_realigned). The row's
 // first and last loads, which also hold the rows beside it, are added an element at a time. A
 // slice [c_begin, c_end) takes the loads whose column q·V it holds (the last slice the rest).
 template <class T, int V, int U>
@@ -55,9 +64,14 @@ __device__ typename GemvArgs<T>::Acc row_part_staggered(const GemvArgs<T>& a, st
             load_streaming<T, V>(r + (q + u * G) * V, v[u]);
             if (G < 32) load_realigned<T, V, true>(a.x + ((q + u * G) * V - shift), xv[u]);
         }
-        if (G >= 32)  // a warp on one row, its loads side by side: the x before a lane's is its neighbour's
+        if (G >= 32) {  // a warp on one row, its loads side by side: the x before a lane's is its neighbour's
+            uint4 hi[U], before[U];
+            const bool first = g % 32 == 0 && shift;
 #pragma unroll
-            for (int u = 0; u < U; ++u) load_x_shuffled<T, V>(a.x + (q + u * G) * V, shift, g, xv[u]);
+            for (int u = 0; u < U; ++u) load_x_aligned(a.x + (q + u * G) * V, first, hi[u], before[u]);
+#pragma unroll
+            for (int u = 0; u < U; ++u) realign_x_shuffled<T, V>(hi[u], before[u], shift, first, xv[u]);
+        }
 #pragma unroll
         for (int u = 0; u < U; ++u) gemv::add_products(acc, v[u], xv[u]);
     }
