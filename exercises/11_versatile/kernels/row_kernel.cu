@@ -14,10 +14,10 @@ namespace {
 
 // x for lane g of a warp on one row whose lanes load side by side, in two steps so that all the
 // loads of a pass are in flight before the first shuffle waits for one (a shuffle right after
-// each load held the next load back: slides/data/step11/NOTES.md). load_x_aligned: the aligned
-// 16 bytes at q·V and, for the warp's first lane on a shifted row, the 16 before them.
-// realign_x_shuffled: x[q·V - shift …], the 16 before taken from the lane before by shuffles, so
-// that x is loaded once, as A is. Every lane of the warp must call it.
+// each load held the next load back: slides/data/step11/h100_staggered_variants.csv).
+// load_x_aligned: the aligned 16 bytes at q·V and, for the warp's first lane on a shifted row,
+// the 16 before them. realign_x_shuffled: x[q·V - shift …], the 16 before taken from the lane
+// before by shuffles, so that x is loaded once, as A is. Every lane of the warp must call it.
 template <class T>
 __device__ __forceinline__ void load_x_aligned(const T* xq, bool first, uint4& hi, uint4& before) {
     hi = __ldg(reinterpret_cast<const uint4*>(xq));
