@@ -228,6 +228,21 @@ TEST_CASE("step 11: the timed candidates add the nearest pick's neighbours, fitt
             REQUIRE(gemv::versatile_invalid(c, gemv::Layout::row, 5000, 4098, 4).empty());
         }
     REQUIRE(aligned);
+    // Double row-major tuned flat (4 threads a row) at n = 34, fitted to n = 32 (256-byte rows, which
+    // flat does not suit): 8 threads a row in place, and the threads step from there, 4 and 16.
+    const gemv::VersatileConfig flat_double =
+        gemv::NamedConfig().block(128).vector(2).unroll(2).threads_per_row(4).loads(gemv::Loads::flat);
+    REQUIRE(gemv::fit_to_shape(flat_double, 1153729, 34, {132, 2048}, gemv::Layout::row, 1566834, 32, 8, {132, 2048})
+                .threads_per_row == 8);
+    bool halved = false, doubled = false;
+    for (const auto& [c, what] : gemv::fitted_neighbours(flat_double, 1153729, 34, {132, 2048}, gemv::Layout::row,
+                                                         1566834, 32, 8, {132, 2048})) {
+        INFO(what << ": " << describe(c));
+        halved |= what == "half its threads a row" && c.loads == gemv::Loads::aligned && c.threads_per_row == 4;
+        doubled |= what == "twice its threads a row" && c.loads == gemv::Loads::aligned && c.threads_per_row == 16;
+    }
+    REQUIRE(halved);
+    REQUIRE(doubled);
     // Tiles have no neighbours.
     REQUIRE(gemv::fitted_neighbours(gemv::NamedConfig().loads(gemv::Loads::tiles).vector(2), 100, 3, {132, 2048},
                                     gemv::Layout::row, 200, 3, 8, {132, 2048})

@@ -95,7 +95,8 @@ VersatileConfig fit_to_shape(const VersatileConfig& tuned, std::int64_t tuned_m,
                              GpuSize gpu);
 
 // A tuned configuration's neighbours, which pick_timed (pick_timed.cuh) times beside the nearest
-// points' picks, one step along each of the tuner's axes: half and twice its threads a row, half
+// points' picks, one step along each of the tuner's axes: half and twice its threads a row (of
+// the fitted configuration where the fit reads the shape another way than the tuned point), half
 // and twice its loads in flight, four times its blocks a row where a row is split, 16-byte
 // staggered loads where it takes narrow aligned ones (aligned where it takes 16-byte loads that do
 // not divide the row or column) and, row-major, the other way of reading (flat with a thread a row
