@@ -52,14 +52,17 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                         const int g8 = several::group_for(several::Kernel::tensor_staged, k);
                         covers(several::plan_tensor_staged(m, n, k, layout, g8, 132, blocks_per_sm),
                                several::kStagedRows, several::kStagedCols);
-                        covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm), several::kFmaRows,
-                               several::kFmaCols);
+                        covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, false),
+                               several::kFmaRows, several::kFmaCols);
+                        if (layout == Layout::row && g8 == 8)
+                            covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, true),
+                                   several::kFmaWideRows, several::kFmaWideCols);
                     }
                 }
     REQUIRE_THROWS_AS(several::plan_tensor_cores(10, 10, 4, Layout::row, 12, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_staged(10, 10, 4, Layout::row, 12, 132, 2), gemv::UsageError);
-    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 4, Layout::row, 16 + 1, 132, 2), gemv::UsageError);
-    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 0, Layout::col, 8, 132, 2), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 4, Layout::row, 16 + 1, 132, 2, false), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 0, Layout::col, 8, 132, 2, false), gemv::UsageError);
 }
 
 TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[step17]") {
@@ -85,13 +88,31 @@ TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[st
 }
 
 TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4 and X is small", "[step17]") {
-    REQUIRE(several::plan_fma_staged(12345, 43483, 16, Layout::col, 16, 132, 2).pack_x);
-    REQUIRE_FALSE(several::plan_fma_staged(12345, 43484, 16, Layout::col, 16, 132, 2).pack_x);
-    REQUIRE_FALSE(several::plan_fma_staged(100, 43483, 16, Layout::col, 16, 132, 2).pack_x);  // m < 16·k
-    const several::Plan packed = several::plan_fma_staged(12345, 43483, 64, Layout::row, 64, 132, 2);
+    REQUIRE(several::plan_fma_staged(12345, 43483, 16, Layout::col, 16, 132, 2, false).pack_x);
+    REQUIRE_FALSE(several::plan_fma_staged(12345, 43484, 16, Layout::col, 16, 132, 2, false).pack_x);
+    REQUIRE_FALSE(several::plan_fma_staged(100, 43483, 16, Layout::col, 16, 132, 2, false).pack_x);  // m < 16·k
+    const several::Plan packed = several::plan_fma_staged(12345, 43483, 64, Layout::row, 64, 132, 2, false);
     REQUIRE(packed.pack_x);
     REQUIRE(several::planned_traffic(packed, 12345, 43483, 64, Layout::row).x_elems ==
             (gemv::div_up(12345, several::kFmaRows) + 2) * 43483.0 * 64);
+}
+
+TEST_CASE("step 17: the staged FMA kernel copies long row-major rows in wide chunks", "[step17]") {
+    // Wide: row-major, one group of 8 vectors, rows of kFmaWideFrom floats or more.
+    REQUIRE(several::fma_wide(Layout::row, 8, several::kFmaWideFrom));
+    REQUIRE_FALSE(several::fma_wide(Layout::row, 8, several::kFmaWideFrom - 1));
+    REQUIRE_FALSE(several::fma_wide(Layout::row, 16, 1 << 20));
+    REQUIRE_FALSE(several::fma_wide(Layout::col, 8, 1 << 20));
+    // A wide plan takes blocks of kFmaWideRows rows and slices of whole wide chunks; the kernel
+    // has no other wide instance, so the plan refuses the rest.
+    const several::Plan wide = several::plan_fma_staged(8192, 8192, 4, Layout::row, 8, 132, 3, true);
+    REQUIRE(wide.wide);
+    REQUIRE(wide.blocks == 8192 / several::kFmaWideRows);
+    REQUIRE(wide.per % several::kFmaWideCols == 0);
+    REQUIRE(several::planned_traffic(wide, 8192, 8192, 4, Layout::row).x_elems ==
+            double(8192 / several::kFmaWideRows) * 8192.0 * 4);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 4, Layout::col, 8, 132, 3, true), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 16, Layout::row, 16, 132, 3, true), gemv::UsageError);
 }
 
 TEST_CASE("step 17: few rows are sliced along the columns", "[step17]") {

@@ -76,16 +76,21 @@ TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layou
     for_each_tiled_case<float>(43, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
         // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
         // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
-        for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout), 64})
-            for (bool pack : {false, true}) {
-                several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
-                plan.pack_x = pack;
-                require_right<float>(
-                    p, [&] { several::gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-                    what<float>(d, layout, k,
-                                "FMA, staged, " + std::to_string(g) + " vectors a block, " +
-                                    std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "")));
-            }
+        // Row-major with one group of 8: narrow and wide chunks, whatever fma_wide says of n.
+        for (bool wide : {false, true}) {
+            if (wide && (layout != gemv::Layout::row || g != 8)) continue;
+            for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout, wide), 64})
+                for (bool pack : {false, true}) {
+                    several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm, wide);
+                    plan.pack_x = pack;
+                    require_right<float>(
+                        p, [&] { several::gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                        what<float>(d, layout, k,
+                                    "FMA, staged, " + std::to_string(g) + " vectors a block, " +
+                                        std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "") +
+                                        (wide ? ", wide chunks" : "")));
+                }
+        }
     });
 }
 

@@ -59,6 +59,7 @@ struct Plan {
     int groups = 1;           // ceil(k / group)
     int shared = 1;           // step 17, tensor cores: groups of vectors a block holds side by side
     bool pack_x = false;      // step 17, staged kernels: X copied first into vectors on 16 bytes
+    bool wide = false;        // step 17, staged FMA kernel: row-major chunks of kFmaWideCols columns
     bool atomic() const { return slices > 1; }
 };
 

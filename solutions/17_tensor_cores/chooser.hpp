@@ -54,6 +54,25 @@ constexpr int kFmaThreads = 128;
 constexpr int kFmaRows = 256;
 constexpr int kFmaCols = 16;
 constexpr int kFmaStages = 3;
+// Row-major, a chunk copies kFmaCols · 4 = 64 bytes of each of its rows: small pieces far apart
+// in memory cost DRAM more than their bytes, and with one group of 8 vectors, where A's bytes are
+// the roof, that is what the kernel ran at (48 % of the roofline at 8192 × 8192 on the H200, 60 %
+// on the H100). Rows of kFmaWideFrom floats or more are therefore copied kFmaWideCols columns (128
+// bytes) at a time, kFmaWideRows rows a block so that a stage keeps its size (73 % and 80 %).
+// Shorter rows keep the narrow chunk: there the wide one measured no faster, and slower on very
+// short rows, mostly padding (slides/data/step16/h200_fma_wide_from.csv).
+constexpr int kFmaWideRows = 128;
+constexpr int kFmaWideCols = 32;
+constexpr std::int64_t kFmaWideFrom = 2048;
+constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
+    return layout == gemv::Layout::row && group == 8 && n >= kFmaWideFrom;
+}
+constexpr int fma_rows(bool wide) {
+    return wide ? kFmaWideRows : kFmaRows;
+}
+constexpr int fma_cols(bool wide) {
+    return wide ? kFmaWideCols : kFmaCols;
+}
 // A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
 constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
     return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
@@ -72,10 +91,11 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
                         int blocks_per_sm);
 
 // The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
-// blocks_per_sm blocks an SM). X is packed where n is not a multiple of 4 and X is small beside A
-// (m >= 16·k): then every vector starts on 16 bytes and is copied 16 bytes at a time, not 4.
+// blocks_per_sm blocks an SM), in wide chunks where `wide` (fma_wide: row-major, one group of 8).
+// X is packed where n is not a multiple of 4 and X is small beside A (m >= 16·k): then every
+// vector starts on 16 bytes and is copied 16 bytes at a time, not 4.
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                     int blocks_per_sm);
+                     int blocks_per_sm, bool wide);
 
 // The smallest group of the kernel's list that holds k vectors (the largest where none does).
 int group_for(Kernel kernel, int k);

@@ -20,7 +20,13 @@ namespace gemv::several {
 namespace {
 
 constexpr int kThreads = several::kFmaThreads;
-constexpr int kRows = several::kFmaRows, kCols = several::kFmaCols, kStages = several::kFmaStages;
+constexpr int kStages = several::kFmaStages;
+
+// A block's rows and a chunk's columns: wide chunks for long row-major rows (chooser.hpp says why).
+template <bool wide>
+struct Block {
+    static constexpr int rows = several::fma_rows(wide), cols = several::fma_cols(wide);
+};
 
 // The thread tile for 8·T vectors a block: rows × vectors of sums a thread keeps (the block's
 // kRows × 8·T sums over its kThreads threads). It grows with T, as the multiply-adds per float
@@ -29,8 +35,9 @@ constexpr int kRows = several::kFmaRows, kCols = several::kFmaCols, kStages = se
 __host__ __device__ constexpr int tile_rows(int T) {
     return T >= 8 ? 16 : T >= 2 ? 8 : 4;
 }
-__host__ __device__ constexpr int tile_vectors(int T) {
-    return kRows * 8 * T / (kThreads * tile_rows(T));
+template <int T, bool wide>
+__host__ __device__ constexpr int tile_vectors() {
+    return Block<wide>::rows * 8 * T / (kThreads * tile_rows(T));
 }
 // Blocks an SM the registers must leave room for (65536 / (kThreads · blocks) a thread at most): as
 // many as the shared memory holds (3 or 4) up to 32 vectors, 2 for the 128 sums of 64.
@@ -40,21 +47,17 @@ __host__ __device__ constexpr int min_blocks_per_sm(int T) {
 
 // Shared memory: every line starts on 16 bytes (staged::copy_lines). Row-major, a chunk's rows are
 // 20 floats apart, 16 columns and a granule of padding: row r starts in bank group 5·r mod 8 (a
-// group: the 4 banks a 16-byte load takes), so 8 consecutive rows take 8 different groups.
+// group: the 4 banks a 16-byte load takes), so 8 consecutive rows take 8 different groups; in
+// wide chunks 36 floats apart, group 9·r mod 8, as different.
 // Column-major, a column's kRows rows are consecutive, and a granule more holds a column copied as
 // it lies (copy_columns_as_they_lie).
-constexpr int kPitchRow = kCols + staged::kGranule<float>;
-constexpr int kPitchCol = kRows + staged::kGranule<float>;
-constexpr int kPitchX = kCols + staged::kGranule<float>;
-__host__ __device__ constexpr int stage_a(bool row) {
-    return row ? kRows * kPitchRow : kCols * kPitchCol;
-}
-__host__ __device__ constexpr int stage_x(int T) {
-    return 8 * T * kPitchX;
-}
-__host__ __device__ constexpr int shared_bytes(bool row, int T) {
-    return kStages * (stage_a(row) + stage_x(T)) * int(sizeof(float));
-}
+template <bool row, int T, bool wide>
+struct Pitch {
+    static constexpr int rows = Block<wide>::rows, cols = Block<wide>::cols;
+    static constexpr int a = (row ? cols : rows) + staged::kGranule<float>, x = cols + staged::kGranule<float>;
+    static constexpr int stage_a = (row ? rows : cols) * a, stage_x = 8 * T * x;
+    static constexpr int shared_bytes = kStages * (stage_a + stage_x) * int(sizeof(float));
+};
 
 // Row i of the thread's tile in the block's rows. The thread's row group rg (threadIdx.x mod
 // kRows / TM) runs fastest, so a quarter-warp (8 lanes, what one 16-byte shared load serves at
@@ -64,9 +67,9 @@ __host__ __device__ constexpr int shared_bytes(bool row, int T) {
 // 4·(rg + (kRows / TM)·(i / 4)) + i mod 4: a quarter-warp reads 8 consecutive granules. Columns
 // copied as they lie (`shifted`), read a float at a time: rows as row-major's, so that the lanes of
 // a warp read consecutive floats of a column (no two lanes on one bank but for the same float).
-template <bool row, int T, bool shifted = false>
+template <bool row, int T, bool shifted = false, bool wide = false>
 __device__ __forceinline__ int tile_row(int rg, int i) {
-    constexpr int groups = kRows / tile_rows(T);
+    constexpr int groups = Block<wide>::rows / tile_rows(T);
     return row || shifted ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
 }
 
@@ -79,9 +82,11 @@ __device__ __forceinline__ void load4(float (&v)[4], const float* p) {
 // column's granules as they lie, 16 bytes a copy (4-byte copies of every float measured at half
 // the speed), so that column l of the chunk lands (l·m) mod 4 floats into its line. Zeros in the
 // columns past n and past A's end; the rows past m are the next column's, in sums never stored.
+template <int T>
 __device__ __forceinline__ void copy_columns_as_they_lie(float* sA, const float* A, std::int64_t m, std::int64_t n,
                                                          std::int64_t i0, std::int64_t jc, int cols) {
-    constexpr int granules = kPitchCol / staged::kGranule<float>;  // a line: kRows floats from any of 4 starts
+    constexpr int kCols = Block<false>::cols, pitch_a = Pitch<false, T, false>::a;
+    constexpr int granules = pitch_a / staged::kGranule<float>;  // a line: kRows floats from any of 4 starts
     const float* end = A + m * n;
 #pragma unroll 2
     for (int e = int(threadIdx.x); e < kCols * granules; e += kThreads) {
@@ -89,24 +94,26 @@ __device__ __forceinline__ void copy_columns_as_they_lie(float* sA, const float*
         const std::int64_t first = (jc + l) * m + i0;  // the column's row i0, from A's start
         const float* src = A + (first - first % 4) + 4 * g;
         const int bytes = l < cols ? int(max(std::int64_t(0), min(std::int64_t(16), 4 * (end - src)))) : 0;
-        staged::copy16_async(sA + l * kPitchCol + 4 * g, bytes > 0 ? src : A, unsigned(bytes));
+        staged::copy16_async(sA + l * pitch_a + 4 * g, bytes > 0 ? src : A, unsigned(bytes));
     }
 }
 
 // Chunk jc … jc + kCols - 1 of the block's rows of A and of its vectors of X into a stage. Columns
 // past n are zeros in both; rows past m and vectors past k are not copied.
-template <bool row, int T, bool shifted>
+template <bool row, int T, bool shifted, bool wide>
 __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A, const float* X, std::int64_t m,
                                            std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t jc,
                                            int v0, bool a_whole, bool x_whole) {
+    constexpr int kRows = Block<wide>::rows, kCols = Block<wide>::cols;
+    constexpr int pitch_a = Pitch<row, T, wide>::a, pitch_x = Pitch<row, T, wide>::x;
     const int cols = int(min(std::int64_t(kCols), n - jc)), rows = int(min(std::int64_t(kRows), m - i0));
     if (shifted)
-        copy_columns_as_they_lie(sA, A, m, n, i0, jc, cols);
+        copy_columns_as_they_lie<T>(sA, A, m, n, i0, jc, cols);
     else if (row)
-        staged::copy_lines<kRows, kCols, kThreads>(sA, kPitchRow, a_whole, A, {A + i0 * n + jc, n, rows, cols, true});
+        staged::copy_lines<kRows, kCols, kThreads>(sA, pitch_a, a_whole, A, {A + i0 * n + jc, n, rows, cols, true});
     else
-        staged::copy_lines<kCols, kRows, kThreads>(sA, kPitchCol, a_whole, A, {A + jc * m + i0, m, cols, rows, false});
-    staged::copy_lines<8 * T, kCols, kThreads>(sX, kPitchX, x_whole, X,
+        staged::copy_lines<kCols, kRows, kThreads>(sA, pitch_a, a_whole, A, {A + jc * m + i0, m, cols, rows, false});
+    staged::copy_lines<8 * T, kCols, kThreads>(sX, pitch_x, x_whole, X,
                                                {X + v0 * ldx + jc, ldx, int(min(8 * T, k - v0)), cols, true});
 }
 
@@ -115,29 +122,32 @@ __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A,
 // vg·TN on) in TN 16-byte loads, then its rows 4 at a time, a[e][u] = row 4q + e, column c + u of
 // the tile, in 4 loads: row-major one a row, column-major one a column. Columns copied as they lie
 // (`shifted`: column c starts (c·m) mod 4 floats into its line) are read a float at a time.
-template <bool row, int T, bool shifted>
+template <bool row, int T, bool shifted, bool wide>
 __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
-                                               float (&sum)[tile_rows(T)][tile_vectors(T)], int rg, int vg, int m4) {
-    constexpr int TM = tile_rows(T), TN = tile_vectors(T);
+                                               float (&sum)[tile_rows(T)][tile_vectors<T, wide>()], int rg, int vg,
+                                               int m4) {
+    constexpr int TM = tile_rows(T), TN = tile_vectors<T, wide>();
+    constexpr int kCols = Block<wide>::cols;
+    constexpr int pitch_a = Pitch<row, T, wide>::a, pitch_x = Pitch<row, T, wide>::x;
 #pragma unroll 1  // unrolled, the next steps' loads come early and take registers the sums need
     for (int c = 0; c < kCols; c += 4) {
         float x[TN][4];
 #pragma unroll
-        for (int j = 0; j < TN; ++j) load4(x[j], sX + (vg * TN + j) * kPitchX + c);
+        for (int j = 0; j < TN; ++j) load4(x[j], sX + (vg * TN + j) * pitch_x + c);
 #pragma unroll
         for (int q = 0; q < TM / 4; ++q) {
             float a[4][4];
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 if (row) {
-                    load4(a[e], sA + tile_row<row, T>(rg, 4 * q + e) * kPitchRow + c);
+                    load4(a[e], sA + tile_row<row, T, false, wide>(rg, 4 * q + e) * pitch_a + c);
                 } else if (shifted) {
-                    const float* p = sA + (c + e) * kPitchCol + ((c + e) * m4 & 3);
+                    const float* p = sA + (c + e) * pitch_a + ((c + e) * m4 & 3);
 #pragma unroll
                     for (int i = 0; i < 4; ++i) a[i][e] = p[tile_row<row, T, true>(rg, 4 * q + i)];
                 } else {
                     const float4 v =
-                        *reinterpret_cast<const float4*>(sA + (c + e) * kPitchCol + tile_row<row, T>(rg, 4 * q));
+                        *reinterpret_cast<const float4*>(sA + (c + e) * pitch_a + tile_row<row, T>(rg, 4 * q));
                     a[0][e] = v.x, a[1][e] = v.y, a[2][e] = v.z, a[3][e] = v.w;
                 }
             }
@@ -155,18 +165,20 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
 // `per` columns (a multiple of kCols); where there are several, partial sums are added into a
 // zeroed Y. Vector v of X starts at X + v·ldx.
-template <bool row, int T, bool shifted>
+template <bool row, int T, bool shifted, bool wide>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     fma_staged(const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
                std::int64_t per, std::int64_t row_blocks, bool atomic) {
-    constexpr int TM = tile_rows(T), TN = tile_vectors(T), groups = kRows / TM;
+    constexpr int kRows = Block<wide>::rows, kCols = Block<wide>::cols;
+    constexpr int TM = tile_rows(T), TN = tile_vectors<T, wide>(), groups = kRows / TM;
     static_assert(TM % 4 == 0 && kRows % TM == 0, "rows come 4 to a 16-byte load, and fill the block's rows");
     static_assert(8 * T % TN == 0 && groups * (8 * T / TN) == kThreads, "the threads' tiles are the block's");
     static_assert(groups % 8 == 0, "a quarter-warp's 8 lanes are 8 row groups of one vector group");
     static_assert(kCols % 4 == 0 && kThreads % 32 == 0, "columns come 4 to a 16-byte load");
     extern __shared__ float4 shared4[];
     float* sA = reinterpret_cast<float*>(shared4);
-    float* sX = sA + kStages * stage_a(row);
+    constexpr int stage_a = Pitch<row, T, wide>::stage_a, stage_x = Pitch<row, T, wide>::stage_x;
+    float* sX = sA + kStages * stage_a;
     const int rg = int(threadIdx.x) % groups, vg = int(threadIdx.x) / groups;
     const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
@@ -177,8 +189,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     const auto on16 = [](const float* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
     const bool a_whole = (row ? n : m) % 4 == 0 && on16(A), x_whole = ldx % 4 == 0 && on16(X);
     const auto copy = [&](int c) {  // chunk c into its slot
-        copy_chunk<row, T, shifted>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), A, X, m, n, k, ldx,
-                                    i0, j0 + std::int64_t(c) * kCols, v0, a_whole, x_whole);
+        copy_chunk<row, T, shifted, wide>(sA + c % kStages * stage_a, sX + c % kStages * stage_x, A, X, m, n, k, ldx,
+                                          i0, j0 + std::int64_t(c) * kCols, v0, a_whole, x_whole);
     };
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
         if (c < chunks) copy(c);
@@ -190,15 +202,15 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
         __syncthreads();                     // for every thread, and every thread is done with chunk c - 1
         if (c + kStages - 1 < chunks) copy(c + kStages - 1);  // into the slot of chunk c - 1
         staged::commit_copies();
-        multiply_chunk<row, T, shifted>(sA + c % kStages * stage_a(row), sX + c % kStages * stage_x(T), sum, rg, vg,
-                                        int(m % 4));
+        multiply_chunk<row, T, shifted, wide>(sA + c % kStages * stage_a, sX + c % kStages * stage_x, sum, rg, vg,
+                                              int(m % 4));
     }
     staged::wait_copies<0>();
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const std::int64_t r = i0 + tile_row<row, T, shifted>(rg, i);
+            const std::int64_t r = i0 + tile_row<row, T, shifted, wide>(rg, i);
             const int v = v0 + vg * TN + j;
             if (r < m && v < k) {
                 float* y = Y + std::int64_t(v) * m + r;
@@ -212,52 +224,64 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
 
 // The kernel for a layout, T and A's columns as they lie or not, its shared memory allowed once
 // (more than the default 48 KiB).
-template <bool row, int T, bool shifted>
+template <bool row, int T, bool shifted, bool wide>
 const void* prepared() {
-    static const cudaError_t allowed = cudaFuncSetAttribute(
-        fma_staged<row, T, shifted>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes(row, T));
+    static const cudaError_t allowed =
+        cudaFuncSetAttribute(fma_staged<row, T, shifted, wide>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             Pitch<row, T, wide>::shared_bytes);
     GEMV_CUDA_CHECK(allowed);
-    return reinterpret_cast<const void*>(&fma_staged<row, T, shifted>);
+    return reinterpret_cast<const void*>(&fma_staged<row, T, shifted, wide>);
 }
 
+// Wide chunks are compiled for row-major A and one tile of 8 vectors only (fma_wide, chooser.hpp).
+template <bool row, int T>
+constexpr bool kHasWide = row&& T == 1;
+
 // The instance the report and the occupancy stand for.
-staged::Instance instance_for(int group, gemv::Layout layout) {
-    return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
+staged::Instance instance_for(int group, gemv::Layout layout, bool wide) {
+    return staged::with_layout_and_tiles(group, layout, [wide](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        return staged::Instance{prepared<R, T, false>(), std::size_t(shared_bytes(R, T))};
+        if constexpr (kHasWide<R, T>)
+            if (wide)
+                return staged::Instance{prepared<R, T, false, true>(), std::size_t(Pitch<R, T, true>::shared_bytes)};
+        return staged::Instance{prepared<R, T, false, false>(), std::size_t(Pitch<R, T, false>::shared_bytes)};
     });
+}
+
+template <bool row, int T, bool shifted, bool wide>
+void launch_form(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
+                 std::int64_t n, int k, cudaStream_t s) {
+    prepared<row, T, shifted, wide>();
+    fma_staged<row, T, shifted, wide>
+        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, Pitch<row, T, wide>::shared_bytes, s>>>(
+            A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
 template <bool row, int T>
 void launch(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
-    const dim3 grid(unsigned(p.blocks * p.groups), unsigned(p.slices));
+    if constexpr (kHasWide<row, T>)
+        if (p.wide) return launch_form<row, T, false, true>(p, A, X, ldx, Y, m, n, k, s);
     // Column-major with m not a multiple of 4 (A itself on 16 bytes): columns copied as they lie.
-    if (!row && m % 4 != 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0) {
-        prepared<false, T, true>();
-        fma_staged<false, T, true>
-            <<<grid, kThreads, shared_bytes(row, T), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
-    } else {
-        prepared<row, T, false>();
-        fma_staged<row, T, false>
-            <<<grid, kThreads, shared_bytes(row, T), s>>>(A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
-    }
+    if (!row && m % 4 != 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0)
+        return launch_form<false, T, true, false>(p, A, X, ldx, Y, m, n, k, s);
+    launch_form<row, T, false, false>(p, A, X, ldx, Y, m, n, k, s);
 }
 
 }  // namespace
 
 gemv::Launch fma_staged_launch(const several::Plan& p, gemv::Layout layout) {
-    return staged::launch_of(p, instance_for(p.group, layout));
+    return staged::launch_of(p, instance_for(p.group, layout, p.wide));
 }
 
-int fma_staged_blocks_per_sm(int group, gemv::Layout layout) {
-    return staged::blocks_per_sm(instance_for(group, layout), kThreads);
+int fma_staged_blocks_per_sm(int group, gemv::Layout layout, bool wide) {
+    return staged::blocks_per_sm(instance_for(group, layout, wide), kThreads);
 }
 
 void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
-    if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads)
+    if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads || (p.wide && layout != gemv::Layout::row))
         throw std::logic_error("gemv_fma_staged needs a plan from plan_fma_staged");
     // X packed where the plan says so, so that its vectors are copied 16 bytes at a time.
     staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {

@@ -38,7 +38,7 @@ int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
 void gemv_fma_staged(const several::Plan& plan, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);
-int fma_staged_blocks_per_sm(int group, gemv::Layout layout);
+int fma_staged_blocks_per_sm(int group, gemv::Layout layout, bool wide);
 
 // The tensor-core kernels and the staged FMA kernel are compiled for T = group / 8 tiles of 8
 // vectors (TensorGroups: 8, 16, 32 and 64): f(std::integral_constant<int, T>{}) for a plan's
@@ -75,9 +75,11 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
         case several::Kernel::tensor_staged:
             return several::plan_tensor_staged(m, n, k, layout, choice.group, sm_count,
                                                tensor_staged_blocks_per_sm(choice.group, layout));
-        case several::Kernel::fma_staged:
+        case several::Kernel::fma_staged: {
+            const bool wide = several::fma_wide(layout, choice.group, n);
             return several::plan_fma_staged(m, n, k, layout, choice.group, sm_count,
-                                            fma_staged_blocks_per_sm(choice.group, layout));
+                                            fma_staged_blocks_per_sm(choice.group, layout, wide), wide);
+        }
         default:
             return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
     }
