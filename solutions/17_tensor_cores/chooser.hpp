@@ -56,7 +56,7 @@ constexpr int kFmaCols = 16;
 constexpr int kFmaStages = 3;
 // Row-major, a chunk copies kFmaCols · 4 = 64 bytes of each of its rows: small pieces far apart
 // in memory cost DRAM more than their bytes, and with one group of 8 vectors, where A's bytes are
-// the roof, that is what the kernel ran at (48 % of the roofline at 8192 × 8192 on the H200, 60 %
+// the roof, that is what the kernel ran at (48 % of the roofline at 8192 × 8192 on the H200, 59 %
 // on the H100). Rows of kFmaWideFrom floats or more are therefore copied kFmaWideCols columns (128
 // bytes) at a time, kFmaWideRows rows a block so that a stage keeps its size (73 % and 80 %).
 // Shorter rows keep the narrow chunk: there the wide one measured no faster, and slower on very
