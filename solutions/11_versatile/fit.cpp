@@ -194,16 +194,16 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
                                          std::size_t elem, GpuSize gpu) {
     std::vector<Neighbour> out;
     if (tuned.loads == Loads::tiles) return out;  // tiles are for 2 or 3 rows or columns alone
-    // The tuned configuration with one change, fitted; one past the fields' ranges (twice an unroll
-    // of 16, or of 4 with 16-byte loads) is cut back by fit or refused by versatile_invalid.
-    const auto step_from = [&](const VersatileConfig& from, const char* what, auto change) {
+    // A configuration with one change, fitted: the tuned one, or for the threads a row the fitted one
+    // (below). One past the fields' ranges (twice an unroll of 16, or of 4 with 16-byte loads) is
+    // cut back by fit or refused by versatile_invalid.
+    const auto step = [&](const VersatileConfig& from, const char* what, auto change) {
         VersatileConfig c = from;
         change(c);
         Fit f{c, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu};
         f.measured = false;
         out.push_back({fit(f), what});
     };
-    const auto step = [&](const char* what, auto change) { step_from(tuned, what, change); };
     // Where the fit reads the shape another way than the tuned point did (a flat row moved in
     // place), the tuned threads a row meant something else: the threads step from the fitted
     // configuration (double 1566834 x 32 on the H200, tuned flat at n = 34: 8 threads a row in
@@ -211,29 +211,29 @@ std::vector<Neighbour> fitted_neighbours(const VersatileConfig& tuned, std::int6
     const VersatileConfig fitted = fit({tuned, tuned_m, tuned_n, tuned_gpu, layout, m, n, elem, gpu});
     const VersatileConfig& threads_from = fitted.loads != tuned.loads ? fitted : tuned;
     if (threads_from.threads_per_row > 1)
-        step_from(threads_from, "half its threads a row", [](VersatileConfig& c) { c.threads_per_row /= 2; });
+        step(threads_from, "half its threads a row", [](VersatileConfig& c) { c.threads_per_row /= 2; });
     if (2 * threads_from.threads_per_row <= threads_from.block)
-        step_from(threads_from, "twice its threads a row", [](VersatileConfig& c) { c.threads_per_row *= 2; });
-    if (tuned.unroll > 2) step("half its loads in flight", [](VersatileConfig& c) { c.unroll /= 2; });
-    step("twice its loads in flight", [](VersatileConfig& c) { c.unroll *= 2; });
+        step(threads_from, "twice its threads a row", [](VersatileConfig& c) { c.threads_per_row *= 2; });
+    if (tuned.unroll > 2) step(tuned, "half its loads in flight", [](VersatileConfig& c) { c.unroll /= 2; });
+    step(tuned, "twice its loads in flight", [](VersatileConfig& c) { c.unroll *= 2; });
     if (in_place(tuned) && tuned.blocks_per_row > 1 && tuned.combine != Combine::cluster)
-        step("four times its blocks a row", [](VersatileConfig& c) { c.blocks_per_row *= 4; });
+        step(tuned, "four times its blocks a row", [](VersatileConfig& c) { c.blocks_per_row *= 4; });
     const int widest = widest_vector_of(elem);
     if (tuned.loads == Loads::aligned && tuned.vector < widest)
-        step("16-byte staggered loads", [&](VersatileConfig& c) {
+        step(tuned, "16-byte staggered loads", [&](VersatileConfig& c) {
             c.vector = widest;  // the same threads (fit_threads keeps no more than cover the row)
             c.loads = Loads::staggered;
         });
     if (tuned.loads == Loads::staggered || tuned.loads == Loads::realigned)
-        step("aligned loads", [](VersatileConfig& c) {
+        step(tuned, "aligned loads", [](VersatileConfig& c) {
             c.loads = Loads::aligned;  // fit_vector narrows the vector to one that divides the loads' dimension
         });
     if (layout == Layout::row && in_place(tuned))
-        step("read flat", [&](VersatileConfig& c) {
+        step(tuned, "read flat", [&](VersatileConfig& c) {
             c = NamedConfig().block(c.block).vector(widest).unroll(c.unroll).loads(Loads::flat);  // a thread a row
         });
     if (layout == Layout::row && !in_place(tuned))
-        step("read in place", [](VersatileConfig& c) {
+        step(tuned, "read in place", [](VersatileConfig& c) {
             c.loads = Loads::aligned;
             c.threads_per_row = std::min(kInPlaceRowThreads, c.block);
         });
