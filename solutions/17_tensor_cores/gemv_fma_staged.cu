@@ -237,7 +237,7 @@ const void* prepared() {
 
 // Wide chunks are compiled for row-major A and one tile of 8 vectors only (fma_wide, chooser.hpp).
 template <bool row, int T>
-constexpr bool kHasWide = row&& T == 1;
+constexpr bool kHasWide = T == 1 && row;
 
 // The instance the report and the occupancy stand for.
 staged::Instance instance_for(int group, gemv::Layout layout, bool wide) {
@@ -283,7 +283,8 @@ int fma_staged_blocks_per_sm(int group, gemv::Layout layout, bool wide) {
 
 void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
-    if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads || (p.wide && layout != gemv::Layout::row))
+    const bool wide_ok = !p.wide || (layout == gemv::Layout::row && p.group == 8);  // the wide instances
+    if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads || !wide_ok)
         throw std::logic_error("gemv_fma_staged needs a plan from plan_fma_staged");
     // X packed where the plan says so, so that its vectors are copied 16 bytes at a time.
     staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
