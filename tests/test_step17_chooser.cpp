@@ -54,7 +54,7 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                                several::kStagedRows, several::kStagedCols);
                         covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, false),
                                several::kFmaRows, several::kFmaCols);
-                        if (layout == Layout::row && g8 == 8)
+                        if (several::fma_wide_compiled(layout, g8))
                             covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, true),
                                    several::kFmaWideRows, several::kFmaWideCols);
                     }

@@ -78,7 +78,7 @@ TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layou
         // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
         // Row-major with one group of 8: narrow and wide chunks, whatever fma_wide says of n.
         for (bool wide : {false, true}) {
-            if (wide && (layout != gemv::Layout::row || g != 8)) continue;
+            if (wide && !several::fma_wide_compiled(layout, g)) continue;
             for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout, wide), 64})
                 for (bool pack : {false, true}) {
                     several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm, wide);

@@ -85,7 +85,7 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                      int blocks_per_sm, bool wide) {
     Plan p = tile_plan(Kernel::fma_staged, k, group, "staged FMA", "block");
-    if (wide && (layout != gemv::Layout::row || group != 8))
+    if (wide && !fma_wide_compiled(layout, group))
         throw gemv::UsageError("wide chunks are for row-major A and one group of 8 vectors");
     p.wide = wide;
     p.threads = kFmaThreads;

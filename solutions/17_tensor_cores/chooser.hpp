@@ -64,8 +64,12 @@ constexpr int kFmaStages = 3;
 constexpr int kFmaWideRows = 128;
 constexpr int kFmaWideCols = 32;
 constexpr std::int64_t kFmaWideFrom = 2048;
+// The only wide instance: row-major A, one group of 8 vectors.
+constexpr bool fma_wide_compiled(gemv::Layout layout, int group) {
+    return layout == gemv::Layout::row && group == 8;
+}
 constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
-    return layout == gemv::Layout::row && group == 8 && n >= kFmaWideFrom;
+    return fma_wide_compiled(layout, group) && n >= kFmaWideFrom;
 }
 constexpr int fma_rows(bool wide) {
     return wide ? kFmaWideRows : kFmaRows;
@@ -91,7 +95,7 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
                         int blocks_per_sm);
 
 // The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
-// blocks_per_sm blocks an SM), in wide chunks where `wide` (fma_wide: row-major, one group of 8).
+// blocks_per_sm blocks an SM), in wide chunks where `wide` (fma_wide; fma_wide_compiled or refused).
 // X is packed where n is not a multiple of 4 and X is small beside A (m >= 16·k): then every
 // vector starts on 16 bytes and is copied 16 bytes at a time, not 4.
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,

@@ -55,9 +55,9 @@ __host__ __device__ constexpr int min_blocks_per_sm(int T) {
 // it lies (copy_columns_as_they_lie).
 template <bool row, int T, bool wide>
 struct Pitch {
-    static constexpr int rows = Block<wide>::rows, cols = Block<wide>::cols;
-    static constexpr int a = (row ? cols : rows) + staged::kGranule<float>, x = cols + staged::kGranule<float>;
-    static constexpr int stage_a = (row ? rows : cols) * a, stage_x = 8 * T * x;
+    using B = Block<wide>;
+    static constexpr int a = (row ? B::cols : B::rows) + staged::kGranule<float>, x = B::cols + staged::kGranule<float>;
+    static constexpr int stage_a = (row ? B::rows : B::cols) * a, stage_x = 8 * T * x;
     static constexpr int shared_bytes = kStages * (stage_a + stage_x) * int(sizeof(float));
 };
 
@@ -235,9 +235,9 @@ const void* prepared() {
     return reinterpret_cast<const void*>(&fma_staged<row, T, shifted, wide>);
 }
 
-// Wide chunks are compiled for row-major A and one tile of 8 vectors only (fma_wide, chooser.hpp).
+// Wide chunks are compiled where chooser.hpp's fma_wide_compiled says.
 template <bool row, int T>
-constexpr bool kHasWide = T == 1 && row;
+constexpr bool kHasWide = several::fma_wide_compiled(row ? gemv::Layout::row : gemv::Layout::col, 8 * T);
 
 // The instance the report and the occupancy stand for.
 staged::Instance instance_for(int group, gemv::Layout layout, bool wide) {
@@ -283,8 +283,8 @@ int fma_staged_blocks_per_sm(int group, gemv::Layout layout, bool wide) {
 
 void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
-    const bool wide_ok = !p.wide || (layout == gemv::Layout::row && p.group == 8);  // the wide instances
-    if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads || !wide_ok)
+    if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads ||
+        (p.wide && !several::fma_wide_compiled(layout, p.group)))
         throw std::logic_error("gemv_fma_staged needs a plan from plan_fma_staged");
     // X packed where the plan says so, so that its vectors are copied 16 bytes at a time.
     staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {

@@ -49,6 +49,15 @@ decltype(auto) with_tiles(int group, F&& f) {
                          [&](auto g) { return f(std::integral_constant<int, decltype(g)::value / 8>{}); });
 }
 
+// The staged FMA kernel's plan on this GPU: wide chunks where fma_wide says, its blocks an SM
+// from the occupancy of that instance.
+inline several::Plan fma_staged_plan(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group,
+                                     int sm_count) {
+    const bool wide = several::fma_wide(layout, group, n);
+    return several::plan_fma_staged(m, n, k, layout, group, sm_count, fma_staged_blocks_per_sm(group, layout, wide),
+                                    wide);
+}
+
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
 
@@ -75,11 +84,8 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
         case several::Kernel::tensor_staged:
             return several::plan_tensor_staged(m, n, k, layout, choice.group, sm_count,
                                                tensor_staged_blocks_per_sm(choice.group, layout));
-        case several::Kernel::fma_staged: {
-            const bool wide = several::fma_wide(layout, choice.group, n);
-            return several::plan_fma_staged(m, n, k, layout, choice.group, sm_count,
-                                            fma_staged_blocks_per_sm(choice.group, layout, wide), wide);
-        }
+        case several::Kernel::fma_staged:
+            return fma_staged_plan(m, n, k, layout, choice.group, sm_count);
         default:
             return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
     }

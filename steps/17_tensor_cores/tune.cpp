@@ -50,9 +50,7 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
     for (int g : several::kTensorGroups) {
         if (g > 8 && g / 2 >= k) continue;
         if (std::is_same_v<T, float>) {
-            const bool wide = several::fma_wide(layout, g, n);
-            plans.push_back(several::plan_fma_staged(m, n, k, layout, g, facts.sm_count,
-                                                     several::fma_staged_blocks_per_sm(g, layout, wide), wide));
+            plans.push_back(several::fma_staged_plan(m, n, k, layout, g, facts.sm_count));
         } else {
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
             plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
