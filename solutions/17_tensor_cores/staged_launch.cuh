@@ -52,6 +52,21 @@ inline int blocks_per_sm(const Instance& instance, int threads) {
     return blocks;
 }
 
+// The current device's stream-ordered pool keeps the memory it is given back. By default it
+// returns it to the driver at every synchronisation, and the next cudaMallocAsync maps it again:
+// 4-40 µs a call on the H100, a third of a 100 MiB multiply (slides/data/step16/NOTES.md).
+inline void keep_freed_memory() {
+    static int kept_on = -1;  // the device whose pool keeps it
+    int device = 0;
+    GEMV_CUDA_CHECK(cudaGetDevice(&device));
+    if (device == kept_on) return;
+    cudaMemPool_t pool;
+    GEMV_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t keep = UINT64_MAX;
+    GEMV_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    kept_on = device;
+}
+
 // A staged plan's run: where the plan says so, X is first copied into vectors that start on 16
 // bytes (a stream-ordered workspace, ldx rounded up to a granule; the padding is never summed: the
 // multiplies mask the columns past n), so that the multiply reads whole granules of X; Y zeroed
@@ -63,6 +78,7 @@ void run(const several::Plan& p, const E* X, float* Y, std::int64_t m, std::int6
     E* Xp = nullptr;
     if (p.pack_x) {
         const std::size_t pitch = std::size_t(ldx) * sizeof(E), row = std::size_t(n) * sizeof(E);
+        keep_freed_memory();
         GEMV_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&Xp), pitch * std::size_t(k), s));
         GEMV_CUDA_CHECK(cudaMemcpy2DAsync(Xp, pitch, X, row, row, std::size_t(k), cudaMemcpyDeviceToDevice, s));
         X = Xp;
