@@ -11,6 +11,8 @@ the exercise first. The table is made from the files that exist, between two com
 
   step_readmes.py           rewrite the tables (adding one under the title where there is none)
   step_readmes.py --check   change nothing; exit 1, naming the READMEs, if a table is out of date
+  step_readmes.py --length  change nothing; exit 1, naming the READMEs, if one has more than
+                            MOST_WORDS words (DESIGN.md: a step's idea in at most 2,000 words)
 """
 import argparse
 import pathlib
@@ -22,6 +24,9 @@ import generate_exercises  # beside this file
 OPEN = "<!-- begin where: cmake/step_readmes.py writes this table -->"
 CLOSE = "<!-- end where -->"
 BLOCK = re.compile(re.escape(OPEN) + r".*?" + re.escape(CLOSE) + r"\n*", re.S)
+# A step README's words at most: what a student reads, outside code blocks (the excerpts), HTML
+# comments (where quoted numbers come from) and the table of where things are.
+MOST_WORDS = 2000
 # The first line of an exercise to fill in, as generate_exercises.py writes it (a file copied only
 # because it includes one starts otherwise).
 GENERATED = generate_exercises.HEADER.split("{")[0]
@@ -60,6 +65,19 @@ def table(root, step_dir):
     return "\n".join(lines) + "\n\n"
 
 
+def words(text):
+    text = BLOCK.sub("", text)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return sum(1 for w in text.split() if re.search(r"\w", w))
+
+
+def too_long(root):
+    """The READMEs over MOST_WORDS, with their words."""
+    counts = ((readme, words(readme.read_text())) for readme in sorted(root.glob("steps/[0-9][0-9]_*/README.md")))
+    return [(readme.relative_to(root).as_posix(), n) for readme, n in counts if n > MOST_WORDS]
+
+
 def with_table(text, block):
     if BLOCK.search(text):
         return BLOCK.sub(lambda _: block, text, count=1)
@@ -71,8 +89,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
     ap.add_argument("--check", action="store_true", help="change nothing; fail if a table is out of date")
+    ap.add_argument("--length", action="store_true", help=f"change nothing; fail if a README has over {MOST_WORDS} words")
     args = ap.parse_args()
     root = args.root.resolve()
+    if args.length:
+        long = too_long(root)
+        for name, n in long:
+            print(f"step_readmes: {name} has {n} words, more than {MOST_WORDS}: move the maintainers' record to "
+                  "the step's NOTES.md beside its data, and say the rest shorter", file=sys.stderr)
+        if not long:
+            print(f"step_readmes: every step README has at most {MOST_WORDS} words")
+        return 1 if long else 0
     stale = []
     for step_dir in sorted(root.glob("steps/[0-9][0-9]_*")):
         readme = step_dir / "README.md"

@@ -76,7 +76,7 @@ def main():
                  or "<!-- student -->" in p.read_text()]
         expect(not decks, f"decks without instructor-only or students-only marks ({[p.name for p in decks]})")
         for script, args in (("generate_exercises.py", ["--check"]), ("readme_excerpts.py", ["check"]),
-                             ("step_readmes.py", ["--check"])):
+                             ("step_readmes.py", ["--check"]), ("step_readmes.py", ["--length"])):
             r = run(script, *args, cwd=lab)
             expect(r.returncode == 0, f"in the copy, {script} {' '.join(args)} passes{': ' + r.stderr[-300:] if r.returncode else ''}")
         again = run("generate_exercises.py", "--reset", "--step", "1", cwd=lab)
