@@ -224,8 +224,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
         }
 }
 
-// The kernel for a layout, T and A's columns as they lie or not, its shared memory allowed once
-// (more than the default 48 KiB).
+// The kernel for a layout, T, A's columns as they lie or not and the chunk's shape, its shared
+// memory allowed once (more than the default 48 KiB).
 template <bool row, int T, bool shifted, bool wide>
 const void* prepared() {
     static const cudaError_t allowed =
