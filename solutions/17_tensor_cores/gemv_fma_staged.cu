@@ -49,15 +49,21 @@ __host__ __device__ constexpr int min_blocks_per_sm(int T) {
 
 // Shared memory: every line starts on 16 bytes (staged::copy_lines). Row-major, a chunk's rows are
 // 20 floats apart, 16 columns and a granule of padding: row r starts in bank group 5·r mod 8 (a
-// group: the 4 banks a 16-byte load takes), so 8 consecutive rows take 8 different groups; in
-// wide chunks 36 floats apart, group 9·r mod 8, as different.
+// group: the 4 banks a 16-byte load takes), so 8 consecutive rows take 8 different groups. Wide
+// chunks' rows are 32 floats apart, swizzled to the same effect (staged::place): padded to 36,
+// their copies asked L2 for 1.5 times A's sectors, as many again as the bytes the rows need.
 // Column-major, a column's kRows rows are consecutive, and a granule more holds a column copied as
 // it lies (copy_columns_as_they_lie).
 template <bool row, int T, bool wide>
 struct Pitch {
     using B = Block<wide>;
-    static constexpr int a = (row ? B::cols : B::rows) + staged::kGranule<float>, x = B::cols + staged::kGranule<float>;
-    static constexpr int stage_a = (row ? B::rows : B::cols) * a, stage_x = 8 * T * x;
+    static constexpr bool swizzled = row && wide;
+    static constexpr int padded = (row ? B::cols : B::rows) + staged::kGranule<float>;
+    static constexpr int a = swizzled ? B::cols : padded, x = B::cols + staged::kGranule<float>;
+    // A stage keeps a padded chunk's room where it is swizzled too: the fourth block an SM that
+    // the smaller stages let in on the H100 made 4-byte copies (n not a multiple of 4) 1.12 times
+    // as slow, and aligned rows no faster.
+    static constexpr int stage_a = (row ? B::rows : B::cols) * padded, stage_x = 8 * T * x;
     static constexpr int shared_bytes = kStages * (stage_a + stage_x) * int(sizeof(float));
 };
 
@@ -112,7 +118,8 @@ __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A,
     if (shifted)
         copy_columns_as_they_lie<T>(sA, A, m, n, i0, jc, cols);
     else if (row)
-        staged::copy_lines<kRows, kCols, kThreads>(sA, pitch_a, a_whole, A, {A + i0 * n + jc, n, rows, cols, true});
+        staged::copy_lines<kRows, kCols, kThreads, Pitch<row, T, wide>::swizzled>(
+            sA, pitch_a, a_whole, A, {A + i0 * n + jc, n, rows, cols, true});
     else
         staged::copy_lines<kCols, kRows, kThreads>(sA, pitch_a, a_whole, A, {A + jc * m + i0, m, cols, rows, false});
     staged::copy_lines<8 * T, kCols, kThreads>(sX, pitch_x, x_whole, X,
@@ -142,7 +149,8 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 if (row) {
-                    load4(a[e], sA + tile_row<row, T, false, wide>(rg, 4 * q + e) * pitch_a + c);
+                    const int r = tile_row<row, T, false, wide>(rg, 4 * q + e);
+                    load4(a[e], sA + r * pitch_a + staged::place<Pitch<row, T, wide>::swizzled>(r, c));
                 } else if (shifted) {
                     const float* p = sA + (c + e) * pitch_a + ((c + e) * m4 & 3);
 #pragma unroll

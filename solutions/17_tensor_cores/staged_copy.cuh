@@ -92,21 +92,36 @@ __device__ __forceinline__ void copy_piece(float* to, const float* src, const fl
         copy4_async(to, there > 0 ? src : base, unsigned(4 * there));
 }
 
+// Where element e of line l lies in its line in shared memory. Swizzled lines are 8 granules with
+// no padding between them: granule g of line l at g ^ (l mod 8), so that 8 consecutive lines read
+// at one column take 8 different bank groups, as a pitch of 9 granules would place them, while
+// each line stays one aligned 128-byte line of shared memory.
+template <bool swizzled>
+__device__ __forceinline__ int place(int l, int e) {
+    return swizzled ? ((e >> 2 ^ (l & 7)) << 2) + (e & 3) : e;
+}
+
 // The lines in pieces of `piece` floats, consecutive threads on consecutive pieces of a line; a
 // thread's source pointer steps from line to line by an addition, not a 64-bit multiply a piece.
-template <int piece, int lines, int length, int threads>
+template <int piece, int lines, int length, int threads, bool swizzled>
 __device__ __forceinline__ void copy_pieces(float* to, int pitch, const float* base, const Lines& s) {
     constexpr int per_line = length / piece;
     static_assert(length % piece == 0 && (threads % per_line == 0 || per_line % threads == 0),
                   "a line's pieces fit the threads a whole number of times, or the other way round");
     if constexpr (threads % per_line == 0) {  // a thread: one piece of every (threads / per_line)-th line
         constexpr int step = threads / per_line;
+        // Swizzled, a thread's place moves by an exclusive or from line to line: lines `step` apart,
+        // a multiple of 4, have (l + step) mod 8 = (l mod 8) ^ (step mod 8).
+        static_assert(!swizzled || step % 4 == 0, "a thread's lines a multiple of 4 apart");
+        constexpr int flip = (step & 7) * kGranule<float>;
         const int e = piece * (int(threadIdx.x) % per_line);
-        int l = int(threadIdx.x) / per_line;
+        int l = int(threadIdx.x) / per_line, at = place<swizzled>(l, e);
         const float* src = s.from + l * s.stride + e;
 #pragma unroll 2
-        for (; l < lines; l += step, src += step * s.stride) copy_piece<piece>(to + l * pitch + e, src, base, s, l, e);
+        for (; l < lines; l += step, src += step * s.stride, at ^= swizzled ? flip : 0)
+            copy_piece<piece>(to + l * pitch + at, src, base, s, l, e);
     } else {  // a thread: every (threads · piece)-th element of each line
+        static_assert(!swizzled, "swizzled lines are copied a line to a few threads");
 #pragma unroll 1
         for (int l = 0; l < lines; ++l) {
             const float* src = s.from + l * s.stride;
@@ -118,12 +133,13 @@ __device__ __forceinline__ void copy_pieces(float* to, int pitch, const float* b
 }
 
 // 16-byte copies where every line starts on 16 bytes in global memory (`whole`), else 4-byte ones.
-template <int lines, int length, int threads>
+template <int lines, int length, int threads, bool swizzled = false>
 __device__ __forceinline__ void copy_lines(float* to, int pitch, bool whole, const float* base, const Lines& s) {
+    static_assert(!swizzled || length == 8 * kGranule<float>, "swizzled lines are 8 granules");
     if (whole)
-        copy_pieces<kGranule<float>, lines, length, threads>(to, pitch, base, s);
+        copy_pieces<kGranule<float>, lines, length, threads, swizzled>(to, pitch, base, s);
     else
-        copy_pieces<1, lines, length, threads>(to, pitch, base, s);
+        copy_pieces<1, lines, length, threads, swizzled>(to, pitch, base, s);
 }
 
 }  // namespace gemv::staged
