@@ -98,8 +98,13 @@ TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4
 }
 
 TEST_CASE("step 17: the staged FMA kernel copies long row-major rows in wide chunks", "[step17]") {
-    // Wide: row-major, one group of 8 vectors, rows of kFmaWideFrom floats or more.
-    REQUIRE(several::fma_wide(Layout::row, 8, several::kFmaWideFrom));
+    // Wide: row-major, one group of 8 vectors, rows of kFmaWideFromWhole floats or more where they
+    // are copied 16 bytes at a time (n a multiple of 4), of kFmaWideFrom or more where 4 bytes.
+    static_assert(several::kFmaWideFromWhole % 4 == 0 && several::kFmaWideFrom % 4 == 0);
+    REQUIRE(several::fma_wide(Layout::row, 8, several::kFmaWideFromWhole));
+    REQUIRE_FALSE(several::fma_wide(Layout::row, 8, several::kFmaWideFromWhole - 4));
+    REQUIRE_FALSE(several::fma_wide(Layout::row, 8, several::kFmaWideFromWhole + 1));
+    REQUIRE(several::fma_wide(Layout::row, 8, several::kFmaWideFrom + 1));
     REQUIRE_FALSE(several::fma_wide(Layout::row, 8, several::kFmaWideFrom - 1));
     REQUIRE_FALSE(several::fma_wide(Layout::row, 16, 1 << 20));
     REQUIRE_FALSE(several::fma_wide(Layout::col, 8, 1 << 20));

@@ -57,19 +57,21 @@ constexpr int kFmaStages = 3;
 // Row-major, a chunk copies kFmaCols · 4 = 64 bytes of each of its rows: small pieces far apart
 // in memory cost DRAM more than their bytes, and with one group of 8 vectors, where A's bytes are
 // the roof, that is what the kernel ran at (48 % of the roofline at 8192 × 8192 on the H200, 59 %
-// on the H100). Rows of kFmaWideFrom floats or more are therefore copied kFmaWideCols columns (128
+// on the H100). Rows long enough (below) are therefore copied kFmaWideCols columns (128
 // bytes) at a time, kFmaWideRows rows a block so that a stage keeps its size (73 % and 80 %).
-// Shorter rows keep the narrow chunk: there the wide one measured no faster, and slower on very
-// short rows, mostly padding (slides/data/step16/h200_fma_wide_from.csv).
+// Since their rows are swizzled, not padded, in shared memory (gemv_fma_staged.cu's Pitch), wide
+// chunks are as fast or faster from 48 columns where rows are copied 16 bytes at a time (n a
+// multiple of 4), from 256 where 4 bytes at a time; below, the narrow chunk's smaller padding past
+// n wins (slides/data/step16/h100_fma_wide_from_swizzled.csv).
 constexpr int kFmaWideRows = 128;
 constexpr int kFmaWideCols = 32;
-constexpr std::int64_t kFmaWideFrom = 2048;
+constexpr std::int64_t kFmaWideFrom = 256, kFmaWideFromWhole = 48;
 // The only wide instance: row-major A, one group of 8 vectors.
 constexpr bool fma_wide_compiled(gemv::Layout layout, int group) {
     return layout == gemv::Layout::row && group == 8;
 }
 constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
-    return fma_wide_compiled(layout, group) && n >= kFmaWideFrom;
+    return fma_wide_compiled(layout, group) && n >= (n % 4 == 0 ? kFmaWideFromWhole : kFmaWideFrom);
 }
 constexpr int fma_rows(bool wide) {
     return wide ? kFmaWideRows : kFmaRows;
