@@ -51,7 +51,7 @@ __host__ __device__ constexpr int min_blocks_per_sm(int T) {
 // 20 floats apart, 16 columns and a granule of padding: row r starts in bank group 5·r mod 8 (a
 // group: the 4 banks a 16-byte load takes), so 8 consecutive rows take 8 different groups. Wide
 // chunks' rows are 32 floats apart, swizzled to the same effect (staged::place): padded to 36,
-// their copies asked L2 for 1.5 times A's sectors, as many again as the bytes the rows need.
+// their copies asked L2 for 1.5 times the sectors the rows' bytes need.
 // Column-major, a column's kRows rows are consecutive, and a granule more holds a column copied as
 // it lies (copy_columns_as_they_lie).
 template <bool row, int T, bool wide>
@@ -61,8 +61,8 @@ struct Pitch {
     static constexpr int padded = (row ? B::cols : B::rows) + staged::kGranule<float>;
     static constexpr int a = swizzled ? B::cols : padded, x = B::cols + staged::kGranule<float>;
     // A stage keeps a padded chunk's room where it is swizzled too: the fourth block an SM that
-    // the smaller stages let in on the H100 made 4-byte copies (n not a multiple of 4) 1.12 times
-    // as slow, and aligned rows no faster.
+    // the smaller stages let in on the H100 made rows copied 4 bytes at a time (n not a multiple
+    // of 4) 1.06-1.10 times as slow, and aligned rows no faster.
     static constexpr int stage_a = (row ? B::rows : B::cols) * padded, stage_x = 8 * T * x;
     static constexpr int shared_bytes = kStages * (stage_a + stage_x) * int(sizeof(float));
 };
