@@ -113,12 +113,12 @@ __device__ __forceinline__ void copy_pieces(float* to, int pitch, const float* b
         // Swizzled, a thread's place moves by an exclusive or from line to line: lines `step` apart,
         // a multiple of 4, have (l + step) mod 8 = (l mod 8) ^ (step mod 8).
         static_assert(!swizzled || step % 4 == 0, "a thread's lines a multiple of 4 apart");
-        constexpr int flip = (step & 7) * kGranule<float>;
+        constexpr int flip = swizzled ? (step & 7) * kGranule<float> : 0;
         const int e = piece * (int(threadIdx.x) % per_line);
         int l = int(threadIdx.x) / per_line, at = place<swizzled>(l, e);
         const float* src = s.from + l * s.stride + e;
 #pragma unroll 2
-        for (; l < lines; l += step, src += step * s.stride, at ^= swizzled ? flip : 0)
+        for (; l < lines; l += step, src += step * s.stride, at ^= flip)
             copy_piece<piece>(to + l * pitch + at, src, base, s, l, e);
     } else {  // a thread: every (threads · piece)-th element of each line
         static_assert(!swizzled, "swizzled lines are copied a line to a few threads");
