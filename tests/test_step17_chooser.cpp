@@ -98,16 +98,22 @@ TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4
 }
 
 TEST_CASE("step 17: the staged FMA kernel copies long row-major rows in wide chunks", "[step17]") {
-    // Wide: row-major, one group of 8 vectors, rows of kFmaWideFromWhole floats or more where they
-    // are copied 16 bytes at a time (n a multiple of 4), of kFmaWideFrom or more where 4 bytes.
-    static_assert(several::kFmaWideFromWhole % 4 == 0 && several::kFmaWideFrom % 4 == 0);
-    REQUIRE(several::fma_wide(Layout::row, 8, several::kFmaWideFromWhole));
-    REQUIRE_FALSE(several::fma_wide(Layout::row, 8, several::kFmaWideFromWhole - 4));
-    REQUIRE_FALSE(several::fma_wide(Layout::row, 8, several::kFmaWideFromWhole + 1));
-    REQUIRE(several::fma_wide(Layout::row, 8, several::kFmaWideFrom + 1));
-    REQUIRE_FALSE(several::fma_wide(Layout::row, 8, several::kFmaWideFrom - 1));
-    REQUIRE_FALSE(several::fma_wide(Layout::row, 16, 1 << 20));
-    REQUIRE_FALSE(several::fma_wide(Layout::col, 8, 1 << 20));
+    // Wide: row-major with at most 32 vectors a block, from fma_wide_from's n on. Longer rows
+    // copied as wide (4 or 16 bytes at a time, as n is a multiple of 4 or not) stay wide, and
+    // rows copied 4 bytes at a time need more columns than whole ones (their narrow chunks cost
+    // more per column copied, their wide ones less).
+    for (int group : {8, 16, 32}) {
+        INFO(group << " vectors a block");
+        const std::int64_t whole = several::fma_wide_from(group, 4096), split = several::fma_wide_from(group, 4097);
+        REQUIRE(whole >= several::kFmaCols);
+        REQUIRE(split >= whole);
+        for (std::int64_t n = 1; n <= 4 * split; ++n) {
+            INFO("n = " << n);
+            REQUIRE(several::fma_wide(Layout::row, group, n) == (n >= (n % 4 == 0 ? whole : split)));
+            REQUIRE_FALSE(several::fma_wide(Layout::col, group, n));
+        }
+    }
+    REQUIRE_FALSE(several::fma_wide(Layout::row, 64, 1 << 20));
     // A wide plan takes blocks of kFmaWideRows rows and slices of whole wide chunks; the kernel
     // has no other wide instance, so the plan refuses the rest.
     const several::Plan wide = several::plan_fma_staged(8192, 8192, 4, Layout::row, 8, 132, 3, true);
@@ -117,7 +123,7 @@ TEST_CASE("step 17: the staged FMA kernel copies long row-major rows in wide chu
     REQUIRE(several::planned_traffic(wide, 8192, 8192, 4, Layout::row).x_elems ==
             double(8192 / several::kFmaWideRows) * 8192.0 * 4);
     REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 4, Layout::col, 8, 132, 3, true), gemv::UsageError);
-    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 16, Layout::row, 16, 132, 3, true), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 64, Layout::row, 64, 132, 2, true), gemv::UsageError);
 }
 
 TEST_CASE("step 17: few rows are sliced along the columns", "[step17]") {

@@ -76,7 +76,7 @@ TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layou
     for_each_tiled_case<float>(43, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
         // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
         // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
-        // Row-major with one group of 8: narrow and wide chunks, whatever fma_wide says of n.
+        // Row-major with up to 32 vectors a block: narrow and wide chunks, whatever fma_wide says of n.
         for (bool wide : {false, true}) {
             if (wide && !several::fma_wide_compiled(layout, g)) continue;
             for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout, wide), 64})

@@ -86,7 +86,7 @@ Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
                      int blocks_per_sm, bool wide) {
     Plan p = tile_plan(Kernel::fma_staged, k, group, "staged FMA", "block");
     if (wide && !fma_wide_compiled(layout, group))
-        throw gemv::UsageError("wide chunks are for row-major A and one group of 8 vectors");
+        throw gemv::UsageError("wide chunks are for row-major A and at most 32 vectors a block");
     p.wide = wide;
     p.threads = kFmaThreads;
     p.blocks = div_up(m, fma_rows(p.wide));

@@ -59,19 +59,25 @@ constexpr int kFmaStages = 3;
 // the roof, that is what the kernel ran at (48 % of the roofline at 8192 × 8192 on the H200, 59 %
 // on the H100). Rows long enough (below) are therefore copied kFmaWideCols columns (128
 // bytes) at a time, kFmaWideRows rows a block so that a stage keeps its size (73 % and 80 %).
-// Since their rows are swizzled, not padded, in shared memory (gemv_fma_staged.cu's Pitch), wide
-// chunks are as fast or faster from 48 columns where rows are copied 16 bytes at a time (n a
-// multiple of 4), from 256 where 4 bytes at a time; below, the narrow chunk's smaller padding past
-// n wins (slides/data/step16/h100_fma_wide_from_swizzled.csv).
+// With 16 and 32 vectors A's bytes still weigh (8192 × 8192, 16 vectors: 57 % -> 80 % on the
+// H100); with 64 the FMA units are the roof, and wide chunks, whose blocks keep smaller tiles,
+// were 1-3 % faster on some shapes and as much slower on others: none there.
 constexpr int kFmaWideRows = 128;
 constexpr int kFmaWideCols = 32;
-constexpr std::int64_t kFmaWideFrom = 256, kFmaWideFromWhole = 48;
-// The only wide instance: row-major A, one group of 8 vectors.
 constexpr bool fma_wide_compiled(gemv::Layout layout, int group) {
-    return layout == gemv::Layout::row && group == 8;
+    return layout == gemv::Layout::row && group <= 32;
+}
+// From which n wide chunks are as fast or faster, measured on the H100 with rows swizzled in
+// shared memory (gemv_fma_staged.cu's Pitch; slides/data/step16/h100_fma_wide_from_swizzled.csv,
+// h100_fma_wide_every_group.csv). They pad a row to a multiple of 32 columns, not 16, and the
+// multiply-adds on the padding weigh more as the vectors do: with 8 vectors wide from 48 columns
+// where rows are copied 16 bytes at a time (n a multiple of 4), from 160 where 4 bytes; with 16
+// from 64; with 32 from 128.
+constexpr std::int64_t fma_wide_from(int group, std::int64_t n) {
+    return group == 8 ? (n % 4 == 0 ? 48 : 160) : group == 16 ? 64 : 128;
 }
 constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
-    return fma_wide_compiled(layout, group) && n >= (n % 4 == 0 ? kFmaWideFromWhole : kFmaWideFrom);
+    return fma_wide_compiled(layout, group) && n >= fma_wide_from(group, n);
 }
 constexpr int fma_rows(bool wide) {
     return wide ? kFmaWideRows : kFmaRows;

@@ -33,13 +33,15 @@ struct Block {
 // read must: 4 × 4 (2 a float) where A's bytes are the roof, 16 × 8 or 8 × 16 (5.3 a float) at 64
 // vectors, where the FMA units are. Column-major takes 8 × 16 there, so that a warp's 32 lanes
 // read 32 different rows of a column (16 × 8 leaves two halves of a warp on the same rows, and
-// measured 7 % slower); row-major ran 3 % slower with 8 × 16.
-__host__ __device__ constexpr int tile_rows(bool row, int T) {
+// measured 7 % slower); row-major ran 3 % slower with 8 × 16. Wide chunks' blocks hold half the
+// rows: 4 × 2, 4 × 4 and 8 × 4 at 8, 16 and 32 vectors (the narrow rule would leave 8 × 2 at 16).
+__host__ __device__ constexpr int tile_rows(bool row, int T, bool wide) {
+    if (wide) return T >= 4 ? 8 : 4;
     return T >= 8 && row ? 16 : T >= 2 ? 8 : 4;
 }
 template <bool row, int T, bool wide>
 __host__ __device__ constexpr int tile_vectors() {
-    return Block<wide>::rows * 8 * T / (kThreads * tile_rows(row, T));
+    return Block<wide>::rows * 8 * T / (kThreads * tile_rows(row, T, wide));
 }
 // Blocks an SM the registers must leave room for (65536 / (kThreads · blocks) a thread at most): as
 // many as the shared memory holds (3 or 4) up to 32 vectors, 2 for the 128 sums of 64.
@@ -77,7 +79,7 @@ struct Pitch {
 // a warp read consecutive floats of a column (no two lanes on one bank but for the same float).
 template <bool row, int T, bool shifted = false, bool wide = false>
 __device__ __forceinline__ int tile_row(int rg, int i) {
-    constexpr int groups = Block<wide>::rows / tile_rows(row, T);
+    constexpr int groups = Block<wide>::rows / tile_rows(row, T, wide);
     return row || shifted ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
 }
 
@@ -133,9 +135,9 @@ __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A,
 // (`shifted`: column c starts (c·m) mod 4 floats into its line) are read a float at a time.
 template <bool row, int T, bool shifted, bool wide>
 __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
-                                               float (&sum)[tile_rows(row, T)][tile_vectors<row, T, wide>()], int rg,
-                                               int vg, int m4) {
-    constexpr int TM = tile_rows(row, T), TN = tile_vectors<row, T, wide>();
+                                               float (&sum)[tile_rows(row, T, wide)][tile_vectors<row, T, wide>()],
+                                               int rg, int vg, int m4) {
+    constexpr int TM = tile_rows(row, T, wide), TN = tile_vectors<row, T, wide>();
     constexpr int kCols = Block<wide>::cols;
     constexpr int pitch_a = Pitch<row, T, wide>::a, pitch_x = Pitch<row, T, wide>::x;
 #pragma unroll 1  // unrolled, the next steps' loads come early and take registers the sums need
@@ -180,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     fma_staged(const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
                std::int64_t per, std::int64_t row_blocks, bool atomic) {
     constexpr int kRows = Block<wide>::rows, kCols = Block<wide>::cols;
-    constexpr int TM = tile_rows(row, T), TN = tile_vectors<row, T, wide>(), groups = kRows / TM;
+    constexpr int TM = tile_rows(row, T, wide), TN = tile_vectors<row, T, wide>(), groups = kRows / TM;
     static_assert(TM % 4 == 0 && kRows % TM == 0, "rows come 4 to a 16-byte load, and fill the block's rows");
     static_assert(8 * T % TN == 0 && groups * (8 * T / TN) == kThreads, "the threads' tiles are the block's");
     static_assert(groups % 8 == 0, "a quarter-warp's 8 lanes are 8 row groups of one vector group");
