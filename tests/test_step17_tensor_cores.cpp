@@ -24,10 +24,10 @@ int cc_major() {
 }  // namespace
 
 // The cases of the kernels that keep 8·T vectors (both tensor-core kernels in bf16, the staged FMA
-// kernel in float): every awkward shape, both layouts, every k, with every group that k fills more
-// than one tile of (and 8 always): check(layout, d, k, g, problem).
-template <class T, class Check>
-void for_each_tiled_case(std::uint64_t seed, Check check) {
+// kernel in float, each with its own groups): every awkward shape, both layouts, every k, with
+// every group that k fills more than half of (and 8 always): check(layout, d, k, g, problem).
+template <class T, class Groups, class Check>
+void for_each_tiled_case(std::uint64_t seed, const Groups& groups, Check check) {
     if (cc_major() < 8) {  // bf16 MMA, and the staged kernels' cp.async
         WARN("these kernels need compute capability 8.0: nothing to check on this GPU");
         return;
@@ -36,8 +36,8 @@ void for_each_tiled_case(std::uint64_t seed, Check check) {
         for (const auto& d : shapes())
             for (int k : vectors_for(d)) {
                 gemv::DeviceProblem<T> p(gemv::Shape{d.m, d.n, layout}, seed, k);
-                for (int g : several::kTensorGroups) {
-                    if (g > 8 && g / 2 >= k) continue;  // groups with more than one empty tile
+                for (int g : groups) {
+                    if (g > 8 && g / 2 >= k) continue;  // groups more than half empty
                     check(layout, d, k, g, p);
                 }
             }
@@ -45,53 +45,56 @@ void for_each_tiled_case(std::uint64_t seed, Check check) {
 
 TEST_CASE("step 17: the tensor-core kernel is right for every group, shape, layout and k", "[step17][gpu]") {
     const int sms = sm_count();
-    for_each_tiled_case<__nv_bfloat16>(31, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
-        const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, g, sms);
-        require_right<__nv_bfloat16>(
-            p, [&] { several::gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-            what<__nv_bfloat16>(
-                d, layout, k,
-                "tensor cores, " + std::to_string(g) + " vectors a warp, " + std::to_string(plan.slices) + " slices"));
-    });
+    for_each_tiled_case<__nv_bfloat16>(
+        31, several::kTensorGroups, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+            const several::Plan plan = several::plan_tensor_cores(d.m, d.n, k, layout, g, sms);
+            require_right<__nv_bfloat16>(
+                p, [&] { several::gemv_tensor_cores(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                what<__nv_bfloat16>(d, layout, k,
+                                    "tensor cores, " + std::to_string(g) + " vectors a warp, " +
+                                        std::to_string(plan.slices) + " slices"));
+        });
 }
 
 TEST_CASE("step 17: the staged tensor-core kernel is right for every group, shape, layout and k", "[step17][gpu]") {
     const int sms = sm_count();
-    for_each_tiled_case<__nv_bfloat16>(41, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
-        // The plan's slices, and many more (as on a GPU with many more SMs): both the stored and
-        // the added partial sums.
-        for (int blocks_per_sm : {several::tensor_staged_blocks_per_sm(g, layout), 64}) {
-            const several::Plan plan = several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
-            require_right<__nv_bfloat16>(
-                p, [&] { several::gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-                what<__nv_bfloat16>(d, layout, k,
-                                    "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
-                                        std::to_string(plan.slices) + " slices"));
-        }
-    });
+    for_each_tiled_case<__nv_bfloat16>(
+        41, several::kTensorGroups, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+            // The plan's slices, and many more (as on a GPU with many more SMs): both the stored and
+            // the added partial sums.
+            for (int blocks_per_sm : {several::tensor_staged_blocks_per_sm(g, layout), 64}) {
+                const several::Plan plan = several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
+                require_right<__nv_bfloat16>(
+                    p, [&] { several::gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                    what<__nv_bfloat16>(d, layout, k,
+                                        "tensor cores, staged, " + std::to_string(g) + " vectors a block, " +
+                                            std::to_string(plan.slices) + " slices"));
+            }
+        });
 }
 
 TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layout and k", "[step17][gpu]") {
     const int sms = sm_count();
-    for_each_tiled_case<float>(43, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
-        // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
-        // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
-        // Row-major with up to 32 vectors a block: narrow and wide chunks, whatever fma_wide says of n.
-        for (bool wide : {false, true}) {
-            if (wide && !several::fma_wide_compiled(layout, g)) continue;
-            for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout, wide), 64})
-                for (bool pack : {false, true}) {
-                    several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm, wide);
-                    plan.pack_x = pack;
-                    require_right<float>(
-                        p, [&] { several::gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-                        what<float>(d, layout, k,
-                                    "FMA, staged, " + std::to_string(g) + " vectors a block, " +
-                                        std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "") +
-                                        (wide ? ", wide chunks" : "")));
-                }
-        }
-    });
+    for_each_tiled_case<float>(
+        43, several::kFmaGroups, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+            // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
+            // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
+            // Row-major with up to 32 vectors a block: narrow and wide chunks, whatever fma_wide says of n.
+            for (bool wide : {false, true}) {
+                if (wide && !several::fma_wide_compiled(layout, g)) continue;
+                for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout, wide), 64})
+                    for (bool pack : {false, true}) {
+                        several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm, wide);
+                        plan.pack_x = pack;
+                        require_right<float>(
+                            p, [&] { several::gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                            what<float>(d, layout, k,
+                                        "FMA, staged, " + std::to_string(g) + " vectors a block, " +
+                                            std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "") +
+                                            (wide ? ", wide chunks" : "")));
+                    }
+            }
+        });
 }
 
 TEMPLATE_TEST_CASE("step 17: the chooser's pick is right, run twice on the same Y", "[step17][gpu]", float,

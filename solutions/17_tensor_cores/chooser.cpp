@@ -25,9 +25,11 @@ namespace {
 // k and the group checked, the groups of vectors counted.
 Plan tile_plan(Kernel kernel, int k, int group, const char* name, const char* per) {
     require_k(k);
-    if (!TensorGroups::has(group))
-        throw gemv::UsageError(std::string("the ") + name + " kernel keeps 8, 16, 32 or 64 vectors a " + per +
-                               ", not " + std::to_string(group));
+    const bool fma = kernel == Kernel::fma_staged;
+    if (fma ? !FmaGroups::has(group) : !TensorGroups::has(group))
+        throw gemv::UsageError(std::string("the ") + name + " kernel keeps " +
+                               (fma ? FmaGroups::list() : TensorGroups::list()) + " vectors a " + per + ", not " +
+                               std::to_string(group));
     Plan p;
     p.kernel = kernel;
     p.group = group;
@@ -98,22 +100,24 @@ Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
 
 int group_for(Kernel kernel, int k) {
     if (kernel == Kernel::register_blocked) return register_group_for(k);
-    for (int g : kTensorGroups)
-        if (g >= k) return g;
-    return kTensorGroups[std::size(kTensorGroups) - 1];
+    const auto smallest_holding = [k](const auto& groups) {
+        for (int g : groups)
+            if (g >= k) return g;
+        return groups[std::size(groups) - 1];
+    };
+    return kernel == Kernel::fma_staged ? smallest_holding(kFmaGroups) : smallest_holding(kTensorGroups);
 }
 
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major) {
     require_k(k);
     std::vector<Candidate> out = {{Kernel::register_blocked, group_for(Kernel::register_blocked, k)}};
     if (cc_major < 8) return out;  // the others need cp.async, and bf16 mma
-    const int staged = group_for(Kernel::tensor_staged, k);
     if (precision == gemv::Precision::f32) {
-        out.push_back({Kernel::fma_staged, staged});
+        out.push_back({Kernel::fma_staged, group_for(Kernel::fma_staged, k)});
     } else if (precision == gemv::Precision::bf16) {
         const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
         out.push_back({Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most)});
-        out.push_back({Kernel::tensor_staged, staged});
+        out.push_back({Kernel::tensor_staged, group_for(Kernel::tensor_staged, k)});
     }
     return out;
 }

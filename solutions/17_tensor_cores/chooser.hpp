@@ -47,9 +47,13 @@ constexpr int kStagedRows = 128;
 constexpr int kStagedCols = 64;
 constexpr int kStagedStages = 4;
 // The staged FMA kernel (gemv_fma_staged.cu, float): a block of 4 warps takes kFmaRows rows and
-// its group's 8·T vectors (the groups of the tensor-core kernels), and copies chunks of kFmaCols
-// columns of A and X into shared memory kFmaStages - 1 chunks ahead. A thread keeps a tile of
-// 4 × 4 to 16 × 8 rows × vectors of sums (the kernel's tile_rows, tile_vectors).
+// its group's 8·T vectors, and copies chunks of kFmaCols columns of A and X into shared memory
+// kFmaStages - 1 chunks ahead. A thread keeps a tile of 4 × 4 to 16 × 8 rows × vectors of sums
+// (the kernel's tile_rows, tile_vectors). Its groups step by 8 or 16 vectors, not by doubling:
+// from 17 vectors on the FMA units weigh, and a group of 32 would do 32 vectors' multiply-adds
+// for 17.
+using FmaGroups = Compiled<8, 16, 24, 32, 48, 64>;
+inline constexpr const auto& kFmaGroups = FmaGroups::values;
 constexpr int kFmaThreads = 128;
 constexpr int kFmaRows = 256;
 constexpr int kFmaCols = 16;
@@ -74,7 +78,7 @@ constexpr bool fma_wide_compiled(gemv::Layout layout, int group) {
 // where rows are copied 16 bytes at a time (n a multiple of 4), from 160 where 4 bytes; with 16
 // from 64; with 32 from 128.
 constexpr std::int64_t fma_wide_from(int group, std::int64_t n) {
-    return group == 8 ? (n % 4 == 0 ? 48 : 160) : group == 16 ? 64 : 128;
+    return group == 8 ? (n % 4 == 0 ? 48 : 160) : group == 16 ? 64 : 128;  // 24: as 32, not measured
 }
 constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
     return fma_wide_compiled(layout, group) && n >= fma_wide_from(group, n);
@@ -90,7 +94,7 @@ constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
     return (layout == gemv::Layout::row ? kTensorRowsRow : kTensorRowsCol) / shared;
 }
 
-// group must be one of kTensorGroups (the staged FMA kernel takes them too); throws
+// group must be one of kTensorGroups (kFmaGroups for the staged FMA kernel); throws
 // gemv::UsageError for a k or shape it cannot take.
 Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 // The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the

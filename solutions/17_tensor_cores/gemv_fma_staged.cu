@@ -44,9 +44,10 @@ __host__ __device__ constexpr int tile_vectors() {
     return Block<wide>::rows * 8 * T / (kThreads * tile_rows(row, T, wide));
 }
 // Blocks an SM the registers must leave room for (65536 / (kThreads · blocks) a thread at most): as
-// many as the shared memory holds (3 or 4) up to 32 vectors, 2 for the 128 sums of 64.
+// many as the shared memory holds (3 or 4) up to 32 vectors, where the sums fit, 2 for the 96 and
+// 128 sums of 48 and 64.
 __host__ __device__ constexpr int min_blocks_per_sm(int T) {
-    return T >= 8 ? 2 : T >= 4 ? 3 : 4;
+    return T >= 6 ? 2 : T >= 3 ? 3 : 4;
 }
 
 // Shared memory: every line starts on 16 bytes (staged::copy_lines). Row-major, a chunk's rows are
@@ -251,7 +252,7 @@ constexpr bool kHasWide = several::fma_wide_compiled(row ? gemv::Layout::row : g
 
 // The instance the report and the occupancy stand for.
 staged::Instance instance_for(int group, gemv::Layout layout, bool wide) {
-    return staged::with_layout_and_tiles(group, layout, [wide](auto row, auto tiles) {
+    return staged::with_layout_and_tiles<FmaGroups>(group, layout, [wide](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
         if constexpr (kHasWide<R, T>)
@@ -297,7 +298,7 @@ void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A
         (p.wide && !several::fma_wide_compiled(layout, p.group)))
         throw std::logic_error("gemv_fma_staged needs a plan from plan_fma_staged");
     // X packed where the plan says so, so that its vectors are copied 16 bytes at a time.
-    staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
+    staged::with_layout_and_tiles<FmaGroups>(p.group, layout, [&](auto row, auto tiles) {
         staged::run(p, X, Y, m, n, k, s, [&](const float* Xs, std::int64_t ldx) {
             launch<decltype(row)::value, decltype(tiles)::value>(p, A, Xs, ldx, Y, m, n, k, s);
         });

@@ -40,12 +40,12 @@ void gemv_fma_staged(const several::Plan& plan, gemv::Layout layout, const float
 gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);
 int fma_staged_blocks_per_sm(int group, gemv::Layout layout, bool wide);
 
-// The tensor-core kernels and the staged FMA kernel are compiled for T = group / 8 tiles of 8
-// vectors (TensorGroups: 8, 16, 32 and 64): f(std::integral_constant<int, T>{}) for a plan's
-// group; any other group is refused (compiled.hpp).
-template <class F>
+// The tensor-core kernels are compiled for T = group / 8 tiles of 8 vectors (TensorGroups: 8,
+// 16, 32 and 64), the staged FMA kernel for its own (FmaGroups): f(std::integral_constant<int,
+// T>{}) for a plan's group; any other group is refused (compiled.hpp).
+template <class Groups = TensorGroups, class F>
 decltype(auto) with_tiles(int group, F&& f) {
-    return with_compiled(TensorGroups{}, "vectors a warp or block", group,
+    return with_compiled(Groups{}, "vectors a warp or block", group,
                          [&](auto g) { return f(std::integral_constant<int, decltype(g)::value / 8>{}); });
 }
 

@@ -17,10 +17,10 @@
 namespace gemv::staged {
 
 // f(row, tiles) for a layout (row: std::true_type for row-major) and a plan's group (tiles:
-// std::integral_constant<int, group / 8>), as compile-time constants.
-template <class F>
+// std::integral_constant<int, group / 8>, group one of Groups), as compile-time constants.
+template <class Groups = several::TensorGroups, class F>
 decltype(auto) with_layout_and_tiles(int group, gemv::Layout layout, F&& f) {
-    return several::with_tiles(group, [&](auto tiles) {
+    return several::with_tiles<Groups>(group, [&](auto tiles) {
         if (layout == gemv::Layout::row) return f(std::true_type{}, tiles);
         return f(std::false_type{}, tiles);
     });

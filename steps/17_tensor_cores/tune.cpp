@@ -47,11 +47,12 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
     for (int g : several::kRegisterGroups)
         if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
     if (facts.cc_major < 8) return plans;  // the others need bf16 MMA or cp.async
-    for (int g : several::kTensorGroups) {
-        if (g > 8 && g / 2 >= k) continue;
-        if (std::is_same_v<T, float>) {
-            plans.push_back(several::fma_staged_plan(m, n, k, layout, g, facts.sm_count));
-        } else {
+    if constexpr (std::is_same_v<T, float>) {
+        for (int g : several::kFmaGroups)
+            if (g == 8 || g / 2 < k) plans.push_back(several::fma_staged_plan(m, n, k, layout, g, facts.sm_count));
+    } else {
+        for (int g : several::kTensorGroups) {
+            if (g > 8 && g / 2 >= k) continue;
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
             plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
                                                         several::tensor_staged_blocks_per_sm(g, layout)));
