@@ -99,9 +99,8 @@ TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4
 
 TEST_CASE("step 17: the staged FMA kernel copies long row-major rows in wide chunks", "[step17]") {
     // Wide: row-major with at most 32 vectors a block, from fma_wide_from's n on. Longer rows
-    // copied as wide (4 or 16 bytes at a time, as n is a multiple of 4 or not) stay wide, and
-    // rows copied 4 bytes at a time need more columns than whole ones (their narrow chunks cost
-    // more per column copied, their wide ones less).
+    // copied alike (4 or 16 bytes at a time, as n is a multiple of 4 or not) stay wide, and rows
+    // copied 4 bytes at a time need as many columns as whole ones or more (so measured).
     for (int group : {8, 16, 32}) {
         INFO(group << " vectors a block");
         const std::int64_t whole = several::fma_wide_from(group, 4096), split = several::fma_wide_from(group, 4097);

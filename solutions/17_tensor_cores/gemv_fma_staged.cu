@@ -33,8 +33,9 @@ struct Block {
 // read must: 4 × 4 (2 a float) where A's bytes are the roof, 16 × 8 or 8 × 16 (5.3 a float) at 64
 // vectors, where the FMA units are. Column-major takes 8 × 16 there, so that a warp's 32 lanes
 // read 32 different rows of a column (16 × 8 leaves two halves of a warp on the same rows, and
-// measured 7 % slower); row-major ran 3 % slower with 8 × 16. Wide chunks' blocks hold half the
-// rows: 4 × 2, 4 × 4 and 8 × 4 at 8, 16 and 32 vectors (the narrow rule would leave 8 × 2 at 16).
+// measured 7 % slower); row-major ran 3 % slower with 8 × 16. Between: 8 × 6 at 24, 8 × 12 at 48.
+// Wide chunks' blocks hold half the rows: 4 × 2, 4 × 4, 4 × 6 and 8 × 4 at 8, 16, 24 and 32
+// vectors (the narrow rule would leave 8 × 2 at 16).
 __host__ __device__ constexpr int tile_rows(bool row, int T, bool wide) {
     if (wide) return T >= 4 ? 8 : 4;
     return T >= 8 && row ? 16 : T >= 2 ? 8 : 4;
