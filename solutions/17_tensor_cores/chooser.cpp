@@ -21,15 +21,23 @@ double tensor_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_mino
 
 namespace {
 
+// f(groups) with the groups a kernel that keeps 8·T vectors is compiled for: the staged FMA
+// kernel's own, the tensor-core kernels' for both of them.
+template <class F>
+decltype(auto) with_groups_of(Kernel kernel, F&& f) {
+    if (kernel == Kernel::fma_staged) return f(FmaGroups{});
+    return f(TensorGroups{});
+}
+
 // The start of the plans that keep 8·T vectors (both tensor-core kernels and the staged FMA one):
 // k and the group checked, the groups of vectors counted.
 Plan tile_plan(Kernel kernel, int k, int group, const char* name, const char* per) {
     require_k(k);
-    const bool fma = kernel == Kernel::fma_staged;
-    if (fma ? !FmaGroups::has(group) : !TensorGroups::has(group))
-        throw gemv::UsageError(std::string("the ") + name + " kernel keeps " +
-                               (fma ? FmaGroups::list() : TensorGroups::list()) + " vectors a " + per + ", not " +
-                               std::to_string(group));
+    with_groups_of(kernel, [&](auto groups) {
+        if (!groups.has(group))
+            throw gemv::UsageError(std::string("the ") + name + " kernel keeps " + groups.list() + " vectors a " + per +
+                                   ", not " + std::to_string(group));
+    });
     Plan p;
     p.kernel = kernel;
     p.group = group;
@@ -100,12 +108,11 @@ Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
 
 int group_for(Kernel kernel, int k) {
     if (kernel == Kernel::register_blocked) return register_group_for(k);
-    const auto smallest_holding = [k](const auto& groups) {
-        for (int g : groups)
+    return with_groups_of(kernel, [k](auto groups) {
+        for (int g : groups.values)
             if (g >= k) return g;
-        return groups[std::size(groups) - 1];
-    };
-    return kernel == Kernel::fma_staged ? smallest_holding(kFmaGroups) : smallest_holding(kTensorGroups);
+        return groups.values[std::size(groups.values) - 1];
+    });
 }
 
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major) {

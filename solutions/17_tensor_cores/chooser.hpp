@@ -65,7 +65,7 @@ constexpr int kFmaStages = 3;
 // bytes) at a time, kFmaWideRows rows a block so that a stage keeps its size (73 % and 80 %).
 // With 16 and 32 vectors A's bytes still weigh (8192 × 8192, 16 vectors: 57 % -> 80 % on the
 // H100); with 64 the FMA units are the roof, and wide chunks, whose blocks keep smaller tiles,
-// were 1-3 % faster on some shapes and as much slower on others: none there.
+// were 1-3 % faster on long rows and up to 14 % slower on short ones: none there.
 constexpr int kFmaWideRows = 128;
 constexpr int kFmaWideCols = 32;
 constexpr bool fma_wide_compiled(gemv::Layout layout, int group) {
