@@ -26,12 +26,13 @@ constexpr int kTimedPoints = 4;
 constexpr int kTimedRounds = 5;
 
 // A pick whose row is split in place, with as many blocks a row as one wave of its kernel holds,
-// added up by the last block. The tuner's and the fit's waves count the blocks an SM holds at full
-// occupancy (blocks_per_wave); a kernel whose registers hold fewer runs such a grid in more than
-// one wave, the last part empty, and the atomic combine's memset of y is a launch of its own
-// (H200, float 7168 x 4096 column-major, 45 registers, 10 blocks an SM: 19 blocks a row, 1.6 waves,
-// 37.9 µs; 11 blocks a row, 0.93 waves, 32.5 µs; slides/data/step11/h200_split_in_one_wave.csv).
-// None where the row is not split, or a wave holds no more than one block a row.
+// added up by the last block (atomic's memset of y first is a launch of its own). The tuner's and
+// the fit's waves count the blocks an SM holds at full occupancy, rounded to whole row blocks: a
+// kernel whose registers hold fewer, or a grid rounded past a wave, leaves a last wave part empty
+// (H200, bf16 14336 x 4096 column-major, 45 registers: the pick's 19 blocks a row of 128 threads
+// run in 1.6 waves, 34.3 µs; 9 a row of 512 threads, one wave, 32.3 µs;
+// slides/data/step11/h200_one_wave_1555957058.csv). None where the row is not split, or a wave
+// holds no more than one block a row.
 template <class T>
 std::optional<Resolved> split_in_one_wave(const Resolved& pick, const DeviceFacts& device, Layout layout,
                                           std::int64_t m, std::int64_t n) {
