@@ -37,7 +37,7 @@ void for_each_tiled_case(std::uint64_t seed, const Groups& groups, Check check) 
             for (int k : vectors_for(d)) {
                 gemv::DeviceProblem<T> p(gemv::Shape{d.m, d.n, layout}, seed, k);
                 for (int g : groups) {
-                    if (g > 8 && g / 2 >= k) continue;  // groups more than half empty
+                    if (!several::group_half_filled(g, k)) continue;
                     check(layout, d, k, g, p);
                 }
             }

@@ -31,6 +31,11 @@ constexpr bool on_tensor_cores(Kernel kernel) {
 // into the fragments, 16 bytes a load, with no shared memory.
 using TensorGroups = Compiled<8, 16, 32, 64>;
 inline constexpr const auto& kTensorGroups = TensorGroups::values;
+// A group of the kernels that keep 8·T vectors worth running k vectors in: 8 always, a larger one
+// where k fills more than half of it (the tuner's plans and the tests' cases).
+constexpr bool group_half_filled(int group, int k) {
+    return group == 8 || group / 2 < k;
+}
 constexpr int kTensorThreads = 256;  // 8 warps a block
 // Rows a block: row-major, a warp's 16 rows are eight apart (they share an alignment), so a block
 // of 8 warps takes 128 consecutive rows; column-major, a lane takes 8 consecutive rows, a warp 64.

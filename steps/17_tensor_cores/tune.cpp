@@ -47,14 +47,13 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
     for (int g : several::kRegisterGroups)
         if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
     if (facts.cc_major < 8) return plans;  // the others need bf16 MMA or cp.async
-    // The groups of the kernels that keep 8·T vectors: 8 always, the others where k fills half.
-    const auto half_filled = [k](int g) { return g == 8 || g / 2 < k; };
     if constexpr (std::is_same_v<T, float>) {
         for (int g : several::kFmaGroups)
-            if (half_filled(g)) plans.push_back(several::fma_staged_plan(m, n, k, layout, g, facts.sm_count));
+            if (several::group_half_filled(g, k))
+                plans.push_back(several::fma_staged_plan(m, n, k, layout, g, facts.sm_count));
     } else {
         for (int g : several::kTensorGroups) {
-            if (!half_filled(g)) continue;
+            if (!several::group_half_filled(g, k)) continue;
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
             plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
                                                         several::tensor_staged_blocks_per_sm(g, layout)));
