@@ -1,6 +1,7 @@
 // The plan of a configuration, and the one way every plan is launched.
 #include "gemv_versatile.cuh"
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -233,9 +234,29 @@ void VersatileGemv<T>::operator()(const T* A, const T* x, accumulator_t<T>* y, c
     GEMV_CUDA_CHECK(cudaLaunchKernelExC(&config, p.launch.kernel, kernel_args));
 }
 
-#define INSTANCE(T)                                                                                       \
-    template VersatilePlan plan_versatile<T>(const VersatileConfig&, Layout, std::int64_t, std::int64_t); \
-    template class VersatileGemv<T>;
+template <class T>
+std::optional<VersatileConfig> split_in_one_wave(const VersatileConfig& c, const DeviceFacts& device, Layout layout,
+                                                 std::int64_t m, std::int64_t n) {
+    if (!in_place(c) || c.blocks_per_row < 2) return std::nullopt;
+    // The gemv sets the kernel's shared-memory limit, which the occupancy API reads.
+    const VersatilePlan plan = VersatileGemv<T>(c, layout, m, n).plan();
+    // The col and row kernels split a row: their grid is row blocks by blocks a row.
+    if (plan.family != Family::col && plan.family != Family::row) return std::nullopt;
+    const std::int64_t wave = std::int64_t(occupancy_of(plan.launch, device).blocks_per_sm) * device.sm_count;
+    VersatileConfig one = c;
+    one.blocks_per_row = std::min<std::int64_t>(wave / plan.launch.grid.x, 65535);
+    one.combine = Combine::atomic_last;
+    if (one.blocks_per_row < 2 || one.blocks_per_row == c.blocks_per_row ||
+        !versatile_invalid(one, kernel_layout(layout, m, n), m, n, sizeof(T)).empty())
+        return std::nullopt;
+    return one;
+}
+
+#define INSTANCE(T)                                                                                                  \
+    template VersatilePlan plan_versatile<T>(const VersatileConfig&, Layout, std::int64_t, std::int64_t);            \
+    template class VersatileGemv<T>;                                                                                 \
+    template std::optional<VersatileConfig> split_in_one_wave<T>(const VersatileConfig&, const DeviceFacts&, Layout, \
+                                                                 std::int64_t, std::int64_t);
 GEMV_VERSATILE_FORMATS(INSTANCE)
 #undef INSTANCE
 

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config.hpp"
@@ -50,6 +51,17 @@ VersatilePlan plan_versatile(const VersatileConfig& c, Layout layout, std::int64
 
 // "col kernel, read as row-major (the same bytes)": what runs, for the report.
 std::string describe(const VersatilePlan& p);
+
+// c with its row split in one wave of the blocks its kernel holds on this GPU, added up by the last
+// block (atomic's memset of y first is a launch of its own). The tuner's candidates and the fit
+// count a wave's blocks at full occupancy, rounded to whole row blocks: a kernel whose registers
+// hold fewer, or a grid rounded past a wave, leaves a last wave part empty (H200, bf16 14336 x 4096
+// column-major, 45 registers: 19 blocks a row of 128 threads run in 1.6 waves, 34.3 µs; 9 a row of
+// 512 threads, one wave, 32.3 µs; slides/data/step11/h200_one_wave_1555957058.csv). None where c
+// does not split a row in place, or where that split is c's own, under two blocks or cannot run.
+template <class T>
+std::optional<VersatileConfig> split_in_one_wave(const VersatileConfig& c, const DeviceFacts& device, Layout layout,
+                                                 std::int64_t m, std::int64_t n);
 
 // y = A·x with one plan, A and x stored in T (float, double, or step 15's bf16, fp16 and fp8), y
 // in the type the products are added up in. It owns the workspace the plan needs (zeroed once;
