@@ -98,6 +98,16 @@ Traffic traffic_of(const VersatilePlan& p) {
     return {a, x, y};
 }
 
+// A launch gets 48 KiB of shared memory, static and dynamic together, unless its kernel is allowed
+// more: the fold buffer alone may take 48 KiB (versatile_invalid's limit) beside the kernel's few
+// static bytes. The same value for every plan, so that no plan shrinks another's. The occupancy API
+// reads it too.
+void allow_fold_buffer(const Launch& launch) {
+    if (launch.dynamic_shared)
+        GEMV_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(kFlatTileBytes)));
+}
+
 }  // namespace
 
 const char* to_string(Family f) {
@@ -191,12 +201,7 @@ VersatilePlan plan_versatile(const VersatileConfig& c, Layout layout, std::int64
 template <class T>
 VersatileGemv<T>::VersatileGemv(const VersatileConfig& c, Layout layout, std::int64_t m, std::int64_t n)
     : plan_(plan_versatile<T>(c, layout, m, n)) {
-    // A launch gets 48 KiB of shared memory, static and dynamic together, unless its kernel is
-    // allowed more: the fold buffer alone may take 48 KiB (versatile_invalid's limit) beside the
-    // kernel's few static bytes. The same value for every plan, so that no plan shrinks another's.
-    if (plan_.launch.dynamic_shared)
-        GEMV_CUDA_CHECK(cudaFuncSetAttribute(plan_.launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(kFlatTileBytes)));
+    allow_fold_buffer(plan_.launch);
     if (plan_.workspace_bytes) {
         workspace_ = std::make_shared<DeviceArray<unsigned char>>(plan_.workspace_bytes);
         GEMV_CUDA_CHECK(cudaMemset(workspace_->data(), 0, plan_.workspace_bytes));
@@ -238,8 +243,8 @@ template <class T>
 std::optional<VersatileConfig> split_in_one_wave(const VersatileConfig& c, const DeviceFacts& device, Layout layout,
                                                  std::int64_t m, std::int64_t n) {
     if (!in_place(c) || c.blocks_per_row < 2) return std::nullopt;
-    // The gemv sets the kernel's shared-memory limit, which the occupancy API reads.
-    const VersatilePlan plan = VersatileGemv<T>(c, layout, m, n).plan();
+    const VersatilePlan plan = plan_versatile<T>(c, layout, m, n);
+    allow_fold_buffer(plan.launch);
     // The col and row kernels split a row: their grid is row blocks by blocks a row.
     if (plan.family != Family::col && plan.family != Family::row) return std::nullopt;
     const std::int64_t wave = std::int64_t(occupancy_of(plan.launch, device).blocks_per_sm) * device.sm_count;
