@@ -1,6 +1,7 @@
 #include "device.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -198,6 +199,14 @@ void L2Scrubber::scrub(cudaStream_t s) {
     read_stream<4, false>
         <<<grid_, 256, 0, s>>>(reinterpret_cast<const float4*>(buffer_.data()), buffer_.size() / 4, sink_.data());
     GEMV_CUDA_CHECK_LAUNCH();
+}
+
+void keep_busy(const std::function<void(cudaStream_t)>& launch, double ms) {
+    const auto start = std::chrono::steady_clock::now();
+    do {
+        launch(0);
+        GEMV_CUDA_CHECK(cudaStreamSynchronize(0));
+    } while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < ms);
 }
 
 Stats time_gpu(const DeviceFacts& f, const std::function<void(cudaStream_t)>& launch,

@@ -29,9 +29,10 @@ template Verification run_and_verify_gpu<double>(
 
 namespace {
 
-// The rows of a GPU step: each kernel timed (poison() before every run, cold L2 unless --cache hot)
-// and, unless --no-verify, the last timed run's output checked (check() is "" where it is right,
-// else what is wrong); printed, then kExitOk, or kExitWrong where one was wrong.
+// The rows of a GPU step: each kernel timed (after kBusyMs of untimed launches unless --warmup 0;
+// poison() before every run, cold L2 unless --cache hot) and, unless --no-verify, the last timed
+// run's output checked (check() is "" where it is right, else what is wrong); printed, then
+// kExitOk, or kExitWrong where one was wrong.
 int time_check_report(const Options& o, const StepSpec& spec, const DeviceFacts& facts, double ceiling,
                       const std::vector<GpuKernel>& kernels, const std::function<void(cudaStream_t)>& poison,
                       const std::function<std::string()>& check, int vectors = 1, const AfterTable& after_table = {}) {
@@ -40,6 +41,7 @@ int time_check_report(const Options& o, const StepSpec& spec, const DeviceFacts&
     for (const GpuKernel& k : kernels) {
         Result r = result_of(spec, o, k.variant);
         r.vectors = vectors;
+        if (o.warmup > 0) keep_busy(k.run);
         r.time = time_gpu(facts, k.run, poison, o.warmup, o.reps, o.cold);
         r.ceiling_gbps = ceiling;
         r.datasheet_gbps = facts.datasheet_gbps();

@@ -1,5 +1,6 @@
 // The harness's GPU parts: device facts, the measured ceiling, poisoning, cold-L2 timing, and the
 // problem made and checked on the device.
+#include <chrono>
 #include <cmath>
 
 #include "device_problem.cuh"
@@ -45,6 +46,18 @@ TEST_CASE("timing with a cold L2 reports positive medians within [min, max]", "[
     REQUIRE(s.min_ms > 0);
     REQUIRE(s.min_ms <= s.median_ms);
     REQUIRE(s.median_ms <= s.max_ms);
+}
+
+TEST_CASE("keep_busy launches until its time has passed, and at least once", "[harness][gpu]") {
+    query_device();
+    int launches = 0;
+    const auto start = std::chrono::steady_clock::now();
+    keep_busy([&](cudaStream_t) { ++launches; }, 5);
+    REQUIRE(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() >= 5);
+    REQUIRE(launches >= 1);
+    launches = 0;
+    keep_busy([&](cudaStream_t) { ++launches; }, 0);
+    REQUIRE(launches == 1);
 }
 
 TEST_CASE("a problem larger than the GPU's memory is refused as bad input", "[harness][gpu]") {

@@ -12,9 +12,11 @@ namespace {
 
 // BEGIN EXCERPT kernel
 // BEGIN EXCERPT kernel_head
+// At most 32 registers a thread (2 blocks of 1024 an SM), so that an SM holds 64 warps: 64 rows in flight, two
+// 16-byte loads of each a lane (the loop below unrolled twice).
 template <class T, gemv::Scales S>
-__global__ void gemv_warp_per_row_kernel(const T* A, const T* x, const float* scales, float* y, std::int64_t m,
-                                         std::int64_t n) {
+__global__ void __launch_bounds__(1024, 2)
+    gemv_warp_per_row_kernel(const T* A, const T* x, const float* scales, float* y, std::int64_t m, std::int64_t n) {
     constexpr int V = 16 / sizeof(T);  // elements in one 16-byte load: 8 in bf16 and fp16, 16 in fp8
     static_assert(gemv::kScaleBlock % V == 0, "an aligned load of V elements lies in one block of 128 columns");
     const std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
