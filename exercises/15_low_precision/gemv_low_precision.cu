@@ -12,8 +12,8 @@ namespace {
 
 // BEGIN EXCERPT kernel
 // BEGIN EXCERPT kernel_head
-// At most 32 registers a thread (2 blocks of 1024 an SM), so that an SM holds 64 warps: 64 rows in flight, two
-// 16-byte loads of each a lane (the loop below unrolled twice).
+// At most 32 registers a thread (2 blocks of 1024 an SM), so that an SM holds 64 warps, 64 rows in flight;
+// the loop along a row, unrolled twice (#pragma unroll 2), keeps two 16-byte loads in flight a lane.
 template <class T, gemv::Scales S>
 __global__ void __launch_bounds__(1024, 2)
     gemv_warp_per_row_kernel(const T* A, const T* x, const float* scales, float* y, std::int64_t m, std::int64_t n) {
