@@ -129,11 +129,12 @@ private:
     int grid_;
 };
 
-// A step program's warm-up before it times a kernel: untimed launches, one after another, until
-// kBusyMs have passed (at least one). A GPU that has been idle (the host drawing a problem, a program
-// just started) runs its first launches at lower clocks: on the H200, step 15's warp per row on fp8
-// 28672 x 8192, the first line its program timed, read 76 % of the ceiling after 2 untimed launches
-// and 85 % after 200 (12 ms), as it does where another line ran before it.
+// A step program's warm-up before it times a kernel (time_step_line, gpu_step.hpp): untimed
+// launches, one after another, until kBusyMs have passed (at least one). A GPU that has been idle
+// (the host drawing a problem, a program just started) runs its first launches at lower clocks: on
+// the H200, step 15's warp per row on fp8 28672 x 8192, the first line its program timed, read 76 %
+// of the ceiling after 2 untimed launches and 85 % after 200 (12 ms), as it does where another line
+// ran before it.
 constexpr double kBusyMs = 20;
 void keep_busy(const std::function<void(cudaStream_t)>& launch, double ms = kBusyMs);
 

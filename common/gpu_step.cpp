@@ -27,12 +27,17 @@ template Verification run_and_verify_gpu<float>(
 template Verification run_and_verify_gpu<double>(
     const HostProblem<double>&, const std::function<void(const double*, const double*, double*, cudaStream_t)>&);
 
+Stats time_step_line(const Options& o, const DeviceFacts& facts, const std::function<void(cudaStream_t)>& launch,
+                     const std::function<void(cudaStream_t)>& before) {
+    if (o.warmup > 0) keep_busy(launch);
+    return time_gpu(facts, launch, before, o.warmup, o.reps, o.cold);
+}
+
 namespace {
 
-// The rows of a GPU step: each kernel timed (after kBusyMs of untimed launches unless --warmup 0;
-// poison() before every run, cold L2 unless --cache hot) and, unless --no-verify, the last timed
-// run's output checked (check() is "" where it is right, else what is wrong); printed, then
-// kExitOk, or kExitWrong where one was wrong.
+// The rows of a GPU step: each kernel timed (time_step_line; poison() before every run) and, unless
+// --no-verify, the last timed run's output checked (check() is "" where it is right, else what is
+// wrong); printed, then kExitOk, or kExitWrong where one was wrong.
 int time_check_report(const Options& o, const StepSpec& spec, const DeviceFacts& facts, double ceiling,
                       const std::vector<GpuKernel>& kernels, const std::function<void(cudaStream_t)>& poison,
                       const std::function<std::string()>& check, int vectors = 1, const AfterTable& after_table = {}) {
@@ -41,8 +46,7 @@ int time_check_report(const Options& o, const StepSpec& spec, const DeviceFacts&
     for (const GpuKernel& k : kernels) {
         Result r = result_of(spec, o, k.variant);
         r.vectors = vectors;
-        if (o.warmup > 0) keep_busy(k.run);
-        r.time = time_gpu(facts, k.run, poison, o.warmup, o.reps, o.cold);
+        r.time = time_step_line(o, facts, k.run, poison);
         r.ceiling_gbps = ceiling;
         r.datasheet_gbps = facts.datasheet_gbps();
         r.traffic = k.traffic;

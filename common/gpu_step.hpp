@@ -33,6 +33,11 @@ template <class T>
 using GpuKernels =
     std::function<std::vector<GpuKernel>(const Options&, const DeviceFacts&, const T* A, const T* x, T* y)>;
 
+// A step program's timing of one line, as the options ask (--warmup, --reps, --cache): the GPU kept
+// busy for kBusyMs first (keep_busy, device.hpp) unless --warmup 0, then time_gpu.
+Stats time_step_line(const Options& o, const DeviceFacts& facts, const std::function<void(cudaStream_t)>& launch,
+                     const std::function<void(cudaStream_t)>& before);
+
 int gpu_step_main(int argc, const char* const* argv, const StepSpec& spec, const GpuKernels<float>& f32,
                   const GpuKernels<double>& f64);
 

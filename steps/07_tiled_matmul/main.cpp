@@ -200,9 +200,7 @@ int run(const gemv::Options& o) {
     for (const MatmulKernel& kernel : kernels) {
         MatmulResult r;
         r.kernel = kernel;
-        if (o.warmup > 0) gemv::keep_busy(kernel.run);  // the GPU at its clocks (device.hpp)
-        r.time = gemv::time_gpu(
-            facts, kernel.run, [&](cudaStream_t s) { C.poison(s); }, o.warmup, o.reps, o.cold);
+        r.time = gemv::time_step_line(o, facts, kernel.run, [&](cudaStream_t s) { C.poison(s); });
         r.occupancy = gemv::occupancy_of(kernel.launch, facts);
         if (o.verify) {
             C.download(c_host.data());  // the last timed run's C, poisoned before it ran
