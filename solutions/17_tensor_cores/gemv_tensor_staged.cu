@@ -98,10 +98,9 @@ __global__ void __launch_bounds__(kThreads)
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
+    const staged::ChunkCopies<bf16, row, kRows, kCols, 8 * T, kThreads> copies(m, n, k, ldx, i0, j0, v0);
     const auto copy = [&](int c) {  // chunk c into its slot
-        staged::copy_chunk<bf16, row, kRows, kCols, 8 * T, kThreads>(sA + c % kStages * a_stage<row>(),
-                                                                     sX + c % kStages * x_stage<T>(), A, X, m, n, k,
-                                                                     ldx, i0, j0 + std::int64_t(c) * kCols, v0);
+        copies.copy(sA + c % kStages * a_stage<row>(), sX + c % kStages * x_stage<T>(), A, X, c);
     };
     // BEGIN EXCERPT staged-pipeline
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight

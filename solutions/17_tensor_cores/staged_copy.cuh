@@ -6,7 +6,7 @@
 
 // The copies of step 17's staged kernels (gemv_tensor_staged.cu, gemv_fma_staged.cu): chunks of A
 // and X into shared memory with cp.async, ahead of the multiplies, as a GEMM feeds its tiles. The
-// tensor-core kernel copies the aligned granules that cover each line (copy_chunk); the FMA kernel
+// tensor-core kernel copies the aligned granules that cover each line (ChunkCopies); the FMA kernel
 // lands every line on 16 bytes (copy_lines).
 namespace gemv::staged {
 
@@ -37,31 +37,69 @@ __device__ __forceinline__ void copy_granule(E* to, const E* base, std::int64_t 
     for (int u = 0; u < kGranule<E>; ++u) to[u] = e + u < total ? base[e + u] : static_cast<E>(0.0f);
 }
 
-// One chunk: `cols` columns from jc of the `rows` rows from i0, and of the `vectors` vectors from
-// v0. Each line (a row or a column of A, a vector of X) is copied as the aligned granules that
-// cover it, and starts (first element) mod kGranule elements into them. Consecutive threads take
-// consecutive granules, so a warp's copies are contiguous along each line. Lines outside the
-// matrix are left as they are: a row past m only sums into rows that are not stored, a column or
-// vector past the end is masked by the multiply.
-template <class E, bool row, int rows, int cols, int vectors, int threads>
-__device__ __forceinline__ void copy_chunk(E* sA, E* sX, const E* A, const E* X, std::int64_t m, std::int64_t n, int k,
-                                           std::int64_t ldx, std::int64_t i0, std::int64_t jc, int v0) {
-    constexpr int g = kGranule<E>, lines = row ? rows : cols, pitch = kPitch < E, row ? cols : rows > ;
+// A thread's share of the copies of one kind of line (rows or columns of A, vectors of X). Every
+// chunk copies the same granules of the same lines into the same places of its stage; only the
+// columns move on. So where each of the thread's granules lies is worked out once, with the
+// division and the 64-bit products it takes, and a chunk only adds its distance. Worked out chunk
+// by chunk, a granule's copy took about 45 dependent instructions, and they, not DRAM, held the
+// kernel back (slides/data/step16/NOTES.md). Consecutive threads take consecutive granules, so
+// that a warp's copies are contiguous along a line.
+template <class E, int lines, int pitch, int threads>
+struct Granules {
+    static constexpr int g = kGranule<E>, count = (lines * (pitch / g) + threads - 1) / threads;
+    std::int64_t first[count];  // the granule's first element in the first chunk; `total`: none
+    int to[count];              // its place in a stage
+
+    // Line l starts at element start + l·stride; lines from `live` on are outside the matrix (rows
+    // past m, vectors past k) and are left as they are: their sums are never stored. A line is
+    // copied as `used` granules: pitch / g, or one fewer where every line starts on a granule.
+    __device__ Granules(std::int64_t start, std::int64_t stride, int live, int used, std::int64_t total) {
 #pragma unroll
-    for (int idx = threadIdx.x; idx < lines * (pitch / g); idx += threads) {
-        const int l = idx / (pitch / g), q = idx % (pitch / g);
-        if (row ? i0 + l >= m : jc + l >= n) continue;
-        const std::int64_t first = row ? (i0 + l) * n + jc : (jc + l) * m + i0;
-        copy_granule(sA + l * pitch + g * q, A, first / g * g + g * q, m * n);
+        for (int s = 0; s < count; ++s) {
+            const int idx = int(threadIdx.x) + s * threads, l = idx / used, q = idx % used;
+            const std::int64_t line = start + std::int64_t(l) * stride;
+            first[s] = idx < lines * used && l < live ? line / g * g + g * q : total;
+            to[s] = l * pitch + g * q;
+        }
     }
-    constexpr int x_pitch = kPitch<E, cols>;
-    for (int idx = threadIdx.x; idx < vectors * (x_pitch / g); idx += threads) {
-        const int v = idx / (x_pitch / g), q = idx % (x_pitch / g);
-        if (v0 + v >= k) continue;
-        const std::int64_t first = std::int64_t(v0 + v) * ldx + jc;
-        copy_granule(sX + v * x_pitch + g * q, X, first / g * g + g * q, ldx * k);
+
+    // The chunk `shift` elements past the first into `stage`; zeros past the array's end. Columns
+    // past n that the chunk covers are masked by the multiply.
+    __device__ __forceinline__ void copy(E* stage, const E* base, std::int64_t shift, std::int64_t total) const {
+#pragma unroll
+        for (int s = 0; s < count; ++s)
+            if (first[s] + shift < total) copy_granule(stage + to[s], base, first[s] + shift, total);
     }
-}
+};
+
+// One chunk of A and X for the tensor-core kernel: `cols` columns from j0 + c·cols of the `rows`
+// rows from i0, and of the `vectors` vectors from v0. Each line is copied as the aligned granules
+// that cover it, and starts (first element) mod kGranule elements into them.
+template <class E, bool row, int rows, int cols, int vectors, int threads>
+struct ChunkCopies {
+    static constexpr int g = kGranule<E>, lines = row ? rows : cols, length = row ? cols : rows;
+    Granules<E, lines, kPitch<E, length>, threads> a;
+    Granules<E, vectors, kPitch<E, cols>, threads> x;
+    std::int64_t a_total, x_total, a_step;  // A's and X's elements, and A's from a chunk to the next
+
+    // Rows past m and vectors past k are not copied; a line that starts on a granule (every row of
+    // row-major A where n is a multiple of g, every column of column-major A where m is, every
+    // vector where ldx is) takes one granule fewer.
+    __device__ ChunkCopies(std::int64_t m, std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t j0,
+                           int v0)
+        : a(row ? i0 * n + j0 : j0 * m + i0, row ? n : m, row ? int(min(std::int64_t(rows), m - i0)) : cols,
+            kPitch<E, length> / g - ((row ? n : m) % g == 0), m * n),
+          x(std::int64_t(v0) * ldx + j0, ldx, min(vectors, k - v0), kPitch<E, cols> / g - (ldx % g == 0), ldx * k),
+          a_total(m * n),
+          x_total(ldx * k),
+          a_step(row ? cols : cols * m) {}
+
+    // Chunk c into its stage (sA, sX).
+    __device__ __forceinline__ void copy(E* sA, E* sX, const E* A, const E* X, int c) const {
+        a.copy(sA, A, c * a_step, a_total);
+        x.copy(sX, X, std::int64_t(c) * cols, x_total);
+    }
+};
 // END EXCERPT staged-copy
 
 // The FMA kernel's copies (float): each line lands on 16 bytes in shared memory wherever it starts
