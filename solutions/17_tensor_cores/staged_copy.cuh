@@ -82,8 +82,9 @@ struct ChunkCopies {
     Granules<E, vectors, kPitch<E, cols>, threads> x;
     std::int64_t a_total, x_total, a_step;  // A's and X's elements, and A's from a chunk to the next
 
-    // Rows past m and vectors past k are not copied; a line that starts on a granule (every row of
-    // row-major A where n is a multiple of g, every column of column-major A where m is, every
+    // Rows of row-major A past m and vectors past k are not copied (column-major, the granules past
+    // row m are the next column's, in sums never stored); a line that starts on a granule (every row
+    // of row-major A where n is a multiple of g, every column of column-major A where m is, every
     // vector where ldx is) takes one granule fewer.
     __device__ ChunkCopies(std::int64_t m, std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t j0,
                            int v0)
