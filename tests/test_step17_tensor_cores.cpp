@@ -108,13 +108,16 @@ TEMPLATE_TEST_CASE("step 17: the chooser's pick is right, run twice on the same 
                     several::choose_by_timing<TestType>(facts, layout, p.A(), p.x(), p.y(), d.m, d.n, k);
                 REQUIRE(chosen.plans.size() ==
                         several::candidates(gemv::precision_of<TestType>(), k, layout, facts.cc_major).size());
-                REQUIRE(chosen.fastest < chosen.plans.size());
-                const several::Plan& plan = chosen.plans[chosen.fastest];
-                const auto run = [&] {
-                    several::gemv_planned<TestType>(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0);
-                };
-                const std::string w =
-                    what<TestType>(d, layout, k, std::string("chosen: ") + several::to_string(plan.kernel));
+                // At k = 1 step 11's versatile kernel is timed too, its launch after the plans'.
+                REQUIRE(chosen.versatile.has_value() == several::chooser_times_versatile(k));
+                REQUIRE(chosen.launches.size() == chosen.plans.size() + (chosen.versatile ? 1 : 0));
+                REQUIRE(chosen.fastest < chosen.launches.size());
+                const auto run = [&] { chosen.launches[chosen.fastest](0); };
+                const std::string w = what<TestType>(
+                    d, layout, k,
+                    std::string("chosen: ") + (chosen.fastest < chosen.plans.size()
+                                                   ? several::to_string(chosen.plans[chosen.fastest].kernel)
+                                                   : "step 11's versatile kernel"));
                 require_right<TestType>(p, run, w);
                 require_right<TestType>(p, run, w + ", second run");  // zeroing Y is part of every run
             }

@@ -128,11 +128,12 @@ int group_for(Kernel kernel, int k);
 // at the problem in hand and keeps the fastest (choose_by_timing, gemv_tensor.cuh). The
 // candidates: step 16's register-blocked kernel and, on compute capability 8.0 or later (cp.async,
 // bf16 mma), in float the staged FMA kernel (FP32 FMA: see tensor_cores_take_float), in bf16 both
-// tensor-core kernels. Each takes the smallest group that holds k (group_for), the tensor-core
-// kernel from global memory at most kTensorMostRow or kTensorMostCol vectors a warp: beyond, the
-// sums take so many registers that too few warps keep A's bytes in flight, and reading A again for
-// another group measured faster (a block holds up to 8 groups side by side, so the other reads are
-// mostly cache hits; slides/data/step16/h100_tune_bf16.csv).
+// tensor-core kernels; at k = 1 step 11's versatile kernel too (chooser_times_versatile). Each
+// takes the smallest group that holds k (group_for), the tensor-core kernel from global memory at
+// most kTensorMostRow or kTensorMostCol vectors a warp: beyond, the sums take so many registers
+// that too few warps keep A's bytes in flight, and reading A again for another group measured
+// faster (a block holds up to 8 groups side by side, so the other reads are mostly cache hits;
+// slides/data/step16/h100_tune_bf16.csv).
 constexpr int kTensorMostRow = 8;
 constexpr int kTensorMostCol = 32;
 struct Candidate {
@@ -140,6 +141,14 @@ struct Candidate {
     int group;
 };
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major);
+// One vector is step 11's problem, GEMV, and step 11's versatile kernel, configured from this
+// device's tuning table as step 11 and step 15 configure it (gemv::pick_timed), is made for it:
+// the kernels above spend a tile of 8 vectors or more on one, and on the shapes models are made
+// of (bf16 14336 × 4096) they stayed below cuBLAS at k = 1. So at k = 1 the chooser times step
+// 11's kernel beside them.
+constexpr bool chooser_times_versatile(int k) {
+    return k == 1;
+}
 // The rounds the chooser times its candidates in (gemv::fastest_in_turns, device.hpp, says how).
 constexpr int kChooserRounds = 5;
 

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "chooser.hpp"
 #include "device.hpp"
 #include "gemv_several.cuh"
+#include "pick_timed.cuh"
 
 // Step 17's kernels: Y = A·X for k vectors as in step 16 (gemv_several.cuh), each keeping 8·T
 // vectors (T tiles of 8) a warp or a block. Each runs the plan (chooser.hpp) it is given; where
@@ -91,11 +93,14 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
     }
 }
 
-// The chooser (chooser.hpp): each candidate's plan on this GPU, timed at this problem as the
+// The chooser (chooser.hpp): each candidate's plan on this GPU, and at k = 1 step 11's kernel with
+// its configuration for this problem (chooser_times_versatile), timed at this problem as the
 // harness times (cold L2), and which is the fastest. The launches write Y.
 struct Chosen {
-    std::vector<several::Plan> plans;  // in the order of candidates()
-    std::size_t fastest = 0;
+    std::vector<several::Plan> plans;                         // in the order of candidates()
+    std::optional<gemv::Resolved> versatile;                  // k = 1: step 11's configuration (pick_timed)
+    std::vector<std::function<void(cudaStream_t)>> launches;  // the plans', then the versatile kernel's
+    std::size_t fastest = 0;                                  // of the launches
 };
 // BEGIN EXCERPT choose-by-timing
 template <class T>
@@ -104,10 +109,14 @@ Chosen choose_by_timing(const gemv::DeviceFacts& facts, gemv::Layout layout, con
     Chosen out;
     for (const several::Candidate& c : candidates(gemv::precision_of<T>(), k, layout, facts.cc_major))
         out.plans.push_back(plan_of(c, m, n, k, layout, facts.sm_count));
-    std::vector<std::function<void(cudaStream_t)>> launches;
     for (const several::Plan& plan : out.plans)
-        launches.push_back([=](cudaStream_t s) { gemv_planned<T>(plan, layout, A, X, Y, m, n, k, s); });
-    out.fastest = gemv::fastest_in_turns(facts, launches, kChooserRounds);
+        out.launches.push_back([=](cudaStream_t s) { gemv_planned<T>(plan, layout, A, X, Y, m, n, k, s); });
+    if (chooser_times_versatile(k)) {  // one vector: step 11's kernel, configured from this GPU's table
+        out.versatile = gemv::pick_timed<T>("auto", facts, layout, m, n, A, X, Y);
+        const gemv::VersatileGemv<T> versatile(out.versatile->config, layout, m, n);
+        out.launches.push_back([=](cudaStream_t s) { versatile(A, X, Y, s); });
+    }
+    out.fastest = gemv::fastest_in_turns(facts, out.launches, kChooserRounds);
     return out;
 }
 // END EXCERPT choose-by-timing

@@ -49,11 +49,13 @@ struct Granules {
     static constexpr int g = kGranule<E>, count = (lines * (pitch / g) + threads - 1) / threads;
     std::int64_t first[count];  // the granule's first element in the first chunk; `total`: none
     int to[count];              // its place in a stage
+    std::int64_t total;         // the array's elements
 
     // Line l starts at element start + l·stride; lines from `live` on are outside the matrix (rows
     // past m, vectors past k) and are left as they are: their sums are never stored. A line is
     // copied as `used` granules: pitch / g, or one fewer where every line starts on a granule.
-    __device__ Granules(std::int64_t start, std::int64_t stride, int live, int used, std::int64_t total) {
+    __device__ Granules(std::int64_t start, std::int64_t stride, int live, int used, std::int64_t total)
+        : total(total) {
 #pragma unroll
         for (int s = 0; s < count; ++s) {
             const int idx = int(threadIdx.x) + s * threads, l = idx / used, q = idx % used;
@@ -65,7 +67,7 @@ struct Granules {
 
     // The chunk `shift` elements past the first into `stage`; zeros past the array's end. Columns
     // past n that the chunk covers are masked by the multiply.
-    __device__ __forceinline__ void copy(E* stage, const E* base, std::int64_t shift, std::int64_t total) const {
+    __device__ __forceinline__ void copy(E* stage, const E* base, std::int64_t shift) const {
 #pragma unroll
         for (int s = 0; s < count; ++s)
             if (first[s] + shift < total) copy_granule(stage + to[s], base, first[s] + shift, total);
@@ -80,7 +82,7 @@ struct ChunkCopies {
     static constexpr int g = kGranule<E>, lines = row ? rows : cols, length = row ? cols : rows;
     Granules<E, lines, kPitch<E, length>, threads> a;
     Granules<E, vectors, kPitch<E, cols>, threads> x;
-    std::int64_t a_total, x_total, a_step;  // A's and X's elements, and A's from a chunk to the next
+    std::int64_t a_step;  // A's elements from a chunk to the next
 
     // Rows of row-major A past m and vectors past k are not copied (column-major, the granules past
     // row m are the next column's, in sums never stored); a line that starts on a granule (every row
@@ -91,14 +93,12 @@ struct ChunkCopies {
         : a(row ? i0 * n + j0 : j0 * m + i0, row ? n : m, row ? int(min(std::int64_t(rows), m - i0)) : cols,
             kPitch<E, length> / g - ((row ? n : m) % g == 0), m * n),
           x(std::int64_t(v0) * ldx + j0, ldx, min(vectors, k - v0), kPitch<E, cols> / g - (ldx % g == 0), ldx * k),
-          a_total(m * n),
-          x_total(ldx * k),
           a_step(row ? cols : cols * m) {}
 
     // Chunk c into its stage (sA, sX).
     __device__ __forceinline__ void copy(E* sA, E* sX, const E* A, const E* X, int c) const {
-        a.copy(sA, A, c * a_step, a_total);
-        x.copy(sX, X, std::int64_t(c) * cols, x_total);
+        a.copy(sA, A, c * a_step);
+        x.copy(sX, X, std::int64_t(c) * cols);
     }
 };
 // END EXCERPT staged-copy

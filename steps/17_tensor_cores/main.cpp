@@ -1,9 +1,9 @@
 // Step 17: when the roof is compute. Y = A·X for k vectors as in step 16, now with kernels that
 // keep 8·T vectors: the bf16 tensor cores (mma.sync fragments, from global memory or with A and X
 // staged through shared memory by cp.async) and, in float, FP32 FMA staged the same way. Side by
-// side on one problem with step 16's register-blocked kernel and cuBLAS's gemm; the chooser's pick
-// (the fastest of them timed at the problem) is marked. X (n×k) and Y (m×k) are column-major, as
-// cuBLAS takes them; A is row- or column-major.
+// side on one problem with step 16's register-blocked kernel (at k = 1 step 11's versatile kernel
+// too) and cuBLAS's gemm; the chooser's pick (the fastest of them timed at the problem) is marked.
+// X (n×k) and Y (m×k) are column-major, as cuBLAS takes them; A is row- or column-major.
 #include <cuda_runtime.h>
 
 #include <ostream>
@@ -39,15 +39,22 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     // The chooser times its candidates here (the launches write Y, which the harness poisons
     // before each verified run); each candidate's plan is then one row, the fastest marked.
     const several::Chosen chosen = several::choose_by_timing<T>(f, layout, A, X, Y, m, n, k);
-    const std::string why = "the fastest of " + std::to_string(chosen.plans.size()) + " kernels timed at this problem";
+    const std::string why =
+        "the fastest of " + std::to_string(chosen.launches.size()) + " kernels timed at this problem";
     std::vector<several::Variant> out;
     for (std::size_t i = 0; i < chosen.plans.size(); ++i) {
         const several::Plan& p = chosen.plans[i];
         // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
         out.push_back({several::to_string(p.kernel), several::planned_launch<T>(p, layout),
-                       several::planned_traffic(p, m, n, k, layout),
-                       [=](cudaStream_t s) { several::gemv_planned<T>(p, layout, A, X, Y, m, n, k, s); },
-                       several::plan_text(p), several::on_tensor_cores(p.kernel), i == chosen.fastest});
+                       several::planned_traffic(p, m, n, k, layout), chosen.launches[i], several::plan_text(p),
+                       several::on_tensor_cores(p.kernel), i == chosen.fastest});
+    }
+    if (chosen.versatile) {  // k = 1: step 11's kernel, in the configuration pick_timed chose for this problem
+        const gemv::VersatileGemv<T> versatile(chosen.versatile->config, layout, m, n);
+        const gemv::VersatilePlan& plan = versatile.plan();
+        out.push_back({"versatile (step 11)", plan.launch, plan.traffic, chosen.launches.back(),
+                       describe(chosen.versatile->config) + " (" + chosen.versatile->source + "); " + describe(plan),
+                       false, chosen.fastest + 1 == chosen.launches.size()});
     }
     out.push_back(several::cublas_variant<T>(A, X, Y, m, n, k, layout));
 
