@@ -37,19 +37,28 @@ template <bool row, int T>
 constexpr int shared_bytes() {
     return kStages * (a_stage<row>() + x_stage<T>()) * int(sizeof(bf16));
 }
+// A chunk's copies, and the pitches of its lines in shared memory: padded, or whole and swizzled
+// (staged::place) where every line starts on a granule. The stages keep the padded size. Whole
+// lines up to 4 tiles: with 8 the swizzled addresses took 128 to 135 registers (ptxas), and a
+// block an SM fewer in row-major.
+constexpr int kMostTilesWhole = 4;
+template <bool row, int T, bool whole>
+using Copies = staged::ChunkCopies<bf16, row, kRows, kCols, 8 * T, kThreads, whole>;
 
 // BEGIN EXCERPT staged-multiply
 // The warp's 16 rows of one chunk times 8·T vectors. A line starts in its granules at an offset:
 // row-major, the lane's rows g and g + 8 start s_lo and s_hi in; column-major, its columns 2t
 // (+ 8, + 16 …) start s_lo in and 2t + 1 (…) s_hi (a column starts m mod 8 further than the one
-// before, and 8 columns come back to the same offset); its vectors g (+ 8 …) start s_x in. A
-// fragment wants two columns of a row in 32 bits: one 4-byte read where they are adjacent and
-// aligned (row-major A where n is even: `a_even`; X where the distance between its vectors is
-// even: `x_even`), else two 2-byte reads. Columns from `limit` on are past the slice: zero, in A
-// and in X.
-template <bool row, int T, bool a_even, bool x_even, bool edge>
+// before, and 8 columns come back to the same offset); its vectors g (+ 8 …) start s_x in (all 0
+// where the lines are whole). A fragment wants two columns of a row in 32 bits: one 4-byte read
+// where they are adjacent and aligned (row-major A where n is even: `a_even`; X where the distance
+// between its vectors is even: `x_even`), else two 2-byte reads. Columns from `limit` on are past
+// the slice: zero, in A and in X.
+template <bool row, int T, bool a_even, bool x_even, bool whole, bool edge>
 __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp, int g,
                                                int t, int s_lo, int s_hi, int s_x, int limit) {
+    constexpr int pa = Copies<row, T, whole>::pitch_a, px = Copies<row, T, whole>::pitch_x;
+    const auto at = [](int l, int e) { return staged::place<bf16, whole>(l, e); };  // element e of line l
     const auto* a16 = reinterpret_cast<const unsigned short*>(sA);
     const auto* x16 = reinterpret_cast<const unsigned short*>(sX);
     const auto pair = [&](const unsigned short* p, bool aligned, int far, int c) -> std::uint32_t {
@@ -59,8 +68,10 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
         return v;
     };
     const auto a = [&](int r, int c) -> std::uint32_t {  // A(r, c) and A(r, c + 1) of the warp's rows
-        if (row) return pair(a16 + (16 * warp + r) * kPitchRow + (r < 8 ? s_lo : s_hi) + c, a_even, 1, c);
-        return pair(a16 + c * kPitchCol + s_lo + 16 * warp + r, false, kPitchCol + s_hi - s_lo, c);
+        const int i = 16 * warp + r;
+        if (row) return pair(a16 + i * pa + at(i, (r < 8 ? s_lo : s_hi) + c), a_even, 1, c);
+        const int lo = c * pa + at(c, s_lo + i), hi = (c + 1) * pa + at(c + 1, s_hi + i);  // columns c, c + 1
+        return pair(a16 + lo, false, hi - lo, c);
     };
 // BEGIN EXCERPT staged-step
 #pragma unroll
@@ -69,7 +80,7 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
         const std::uint32_t a0 = a(g, c), a1 = a(g + 8, c), a2 = a(g, c + 8), a3 = a(g + 8, c + 8);
 #pragma unroll
         for (int q = 0; q < T; ++q) {
-            // TODO: Multiply a0..a3 by tile q's X pairs (pair(), vector 8·q + g) with mma_16x8x16 into sum[q].
+            // TODO: Multiply a0..a3 by X's pairs of line 8·q + g (at(), pair()) into sum[q] (mma_16x8x16).
         }
     }
     // END EXCERPT staged-step
@@ -80,8 +91,8 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
 // `per` columns (a multiple of kCols); where there are several, partial sums are added into a
 // zeroed Y. Vector v of X starts at X + v·ldx; a_even and x_even: n and ldx are even (see
-// multiply_chunk).
-template <bool row, int T, bool a_even, bool x_even>
+// multiply_chunk); whole: every line of A and X starts on a granule (Copies).
+template <bool row, int T, bool a_even, bool x_even, bool whole>
 __global__ void __launch_bounds__(kThreads)
     tensor_staged(const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
                   std::int64_t per, std::int64_t row_blocks, bool atomic) {
@@ -93,7 +104,7 @@ __global__ void __launch_bounds__(kThreads)
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
-    const staged::ChunkCopies<bf16, row, kRows, kCols, 8 * T, kThreads> copies(m, n, k, ldx, i0, j0, v0);
+    const Copies<row, T, whole> copies(m, n, k, ldx, i0, j0, v0);
     const auto copy = [&](int c) {  // chunk c into its slot
         copies.copy(sA + c % kStages * a_stage<row>(), sX + c % kStages * x_stage<T>(), A, X, c);
     };
@@ -118,9 +129,9 @@ __global__ void __launch_bounds__(kThreads)
         const bf16* a = sA + c % kStages * a_stage<row>();
         const bf16* x = sX + c % kStages * x_stage<T>();
         if (jc + kCols <= j1)
-            multiply_chunk<row, T, a_even, x_even, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, kCols);
+            multiply_chunk<row, T, a_even, x_even, whole, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, kCols);
         else
-            multiply_chunk<row, T, a_even, x_even, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
+            multiply_chunk<row, T, a_even, x_even, whole, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
     }
     // END EXCERPT staged-pipeline
     staged::wait_copies<0>();
@@ -142,14 +153,15 @@ __global__ void __launch_bounds__(kThreads)
 }
 // END EXCERPT staged-kernel
 
-// The kernel for a layout, T and the parities of n and ldx, its shared memory allowed once (more
-// than the default 48 KiB).
-template <bool row, int T, bool a_even, bool x_even>
+// The kernel for a layout, T, the parities of n and ldx and whole lines, its shared memory allowed
+// once (more than the default 48 KiB).
+template <bool row, int T, bool a_even, bool x_even, bool whole>
 const void* prepared() {
-    static const cudaError_t allowed = cudaFuncSetAttribute(
-        tensor_staged<row, T, a_even, x_even>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes<row, T>());
+    static const cudaError_t allowed =
+        cudaFuncSetAttribute(tensor_staged<row, T, a_even, x_even, whole>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             shared_bytes<row, T>());
     GEMV_CUDA_CHECK(allowed);
-    return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even>);
+    return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even, whole>);
 }
 
 // The instance the report and the occupancy stand for: n and ldx odd.
@@ -157,23 +169,29 @@ staged::Instance instance_for(int group, gemv::Layout layout) {
     return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        return staged::Instance{prepared<R, T, false, false>(), std::size_t(shared_bytes<R, T>())};
+        return staged::Instance{prepared<R, T, false, false, false>(), std::size_t(shared_bytes<R, T>())};
     });
 }
 
-template <bool row, int T, bool a_even, bool x_even>
+template <bool row, int T, bool a_even, bool x_even, bool whole = false>
 void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
-    prepared<row, T, a_even, x_even>();
-    tensor_staged<row, T, a_even, x_even>
+    prepared<row, T, a_even, x_even, whole>();
+    tensor_staged<row, T, a_even, x_even, whole>
         <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
             A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
-// n even: every pair of columns aligned; n odd, X read where it lies (x_even false) or packed.
+// Every line on a granule: whole lines (column-major A takes no 4-byte pairs, so a_even does not
+// matter there), up to kMostTilesWhole tiles; n even: every pair of columns aligned; n odd, X read
+// where it lies (x_even false) or packed.
 template <bool row, int T>
 void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
+    constexpr int g = staged::kGranule<bf16>;
+    if constexpr (T <= kMostTilesWhole)
+        if ((row ? n : m) % g == 0 && ldx % g == 0)
+            return launch<row, T, true, true, true>(p, A, X, ldx, Y, m, n, k, s);
     if (n % 2 == 0)
         launch<row, T, true, true>(p, A, X, ldx, Y, m, n, k, s);
     else if (ldx % 2 == 0)

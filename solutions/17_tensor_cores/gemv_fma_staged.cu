@@ -159,7 +159,7 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
             for (int e = 0; e < 4; ++e) {
                 if (row) {
                     const int r = tile_row<row, T, false, wide>(rg, 4 * q + e);
-                    load4(a[e], sA + r * pitch_a + staged::place<Pitch<row, T, wide>::swizzled>(r, c));
+                    load4(a[e], sA + r * pitch_a + staged::place<float, Pitch<row, T, wide>::swizzled>(r, c));
                 } else if (shifted) {
                     const float* p = sA + (c + e) * pitch_a + ((c + e) * m4 & 3);
 #pragma unroll

@@ -24,6 +24,19 @@ constexpr int kGranule = 16 / int(sizeof(E));
 template <class E, int length>
 constexpr int kPitch = length + kGranule<E>;
 
+// Where element e of line l lies in its line in shared memory. A padded line (kPitch) holds it at
+// e. Swizzled lines are whole granules with no padding between them: granule q of line l at
+// q ^ (l mod 8), so that 8 consecutive lines read at one column take 8 different bank groups, as a
+// padded pitch would place them, while each line keeps its own aligned 128-byte lines of shared
+// memory. That matters to the copies too: a 16-byte cp.async that bypasses L1 (.cg) into a line
+// that straddles 128 bytes of shared memory asked L2 for 1.5 times the line's sectors
+// (slides/data/step16/NOTES.md).
+template <class E, bool swizzled>
+__device__ __forceinline__ int place(int l, int e) {
+    constexpr int g = kGranule<E>;
+    return swizzled ? (e / g ^ (l & 7)) * g + e % g : e;
+}
+
 // BEGIN EXCERPT staged-copy
 // The granule of `base` that starts at element e (a multiple of kGranule), into shared memory; by
 // hand at the end of the array, zero past it.
@@ -44,7 +57,7 @@ __device__ __forceinline__ void copy_granule(E* to, const E* base, std::int64_t 
 // by chunk, a granule's copy took about 45 dependent instructions, and they, not DRAM, held the
 // kernel back (slides/data/step16/NOTES.md). Consecutive threads take consecutive granules, so
 // that a warp's copies are contiguous along a line.
-template <class E, int lines, int pitch, int threads>
+template <class E, int lines, int pitch, int threads, bool swizzled>
 struct Granules {
     static constexpr int g = kGranule<E>, count = (lines * (pitch / g) + threads - 1) / threads;
     std::int64_t first[count];  // the granule's first element in the first chunk; `total`: none
@@ -61,7 +74,7 @@ struct Granules {
             const int idx = int(threadIdx.x) + s * threads, l = idx / used, q = idx % used;
             const std::int64_t line = start + std::int64_t(l) * stride;
             first[s] = idx < lines * used && l < live ? line / g * g + g * q : total;
-            to[s] = l * pitch + g * q;
+            to[s] = l * pitch + place<E, swizzled>(l, g * q);
         }
     }
 
@@ -76,12 +89,16 @@ struct Granules {
 
 // One chunk of A and X for the tensor-core kernel: `cols` columns from j0 + c·cols of the `rows`
 // rows from i0, and of the `vectors` vectors from v0. Each line is copied as the aligned granules
-// that cover it, and starts (first element) mod kGranule elements into them.
-template <class E, bool row, int rows, int cols, int vectors, int threads>
+// that cover it, and starts (first element) mod kGranule elements into them. `whole`: every line
+// of A and X starts on a granule (row-major A where n is a multiple of g, column-major A where m
+// is, and X where ldx is), and the lines lie whole and swizzled (place); else padded, a granule
+// more than the line.
+template <class E, bool row, int rows, int cols, int vectors, int threads, bool whole>
 struct ChunkCopies {
     static constexpr int g = kGranule<E>, lines = row ? rows : cols, length = row ? cols : rows;
-    Granules<E, lines, kPitch<E, length>, threads> a;
-    Granules<E, vectors, kPitch<E, cols>, threads> x;
+    static constexpr int pitch_a = whole ? length : kPitch<E, length>, pitch_x = whole ? cols : kPitch<E, cols>;
+    Granules<E, lines, pitch_a, threads, whole> a;
+    Granules<E, vectors, pitch_x, threads, whole> x;
     std::int64_t a_step;  // A's elements from a chunk to the next
 
     // Rows of row-major A past m and vectors past k are not copied (column-major, the granules past
@@ -131,15 +148,6 @@ __device__ __forceinline__ void copy_piece(float* to, const float* src, const fl
         copy4_async(to, there > 0 ? src : base, unsigned(4 * there));
 }
 
-// Where element e of line l lies in its line in shared memory. Swizzled lines are 8 granules with
-// no padding between them: granule g of line l at g ^ (l mod 8), so that 8 consecutive lines read
-// at one column take 8 different bank groups, as a pitch of 9 granules would place them, while
-// each line stays one aligned 128-byte line of shared memory.
-template <bool swizzled>
-__device__ __forceinline__ int place(int l, int e) {
-    return swizzled ? ((e >> 2 ^ (l & 7)) << 2) + (e & 3) : e;
-}
-
 // The lines in pieces of `piece` floats, consecutive threads on consecutive pieces of a line; a
 // thread's source pointer steps from line to line by an addition, not a 64-bit multiply a piece.
 template <int piece, int lines, int length, int threads, bool swizzled>
@@ -154,7 +162,7 @@ __device__ __forceinline__ void copy_pieces(float* to, int pitch, const float* b
         static_assert(!swizzled || step % 4 == 0, "a thread's lines a multiple of 4 apart");
         constexpr int flip = swizzled ? (step & 7) * kGranule<float> : 0;
         const int e = piece * (int(threadIdx.x) % per_line);
-        int l = int(threadIdx.x) / per_line, at = place<swizzled>(l, e);
+        int l = int(threadIdx.x) / per_line, at = place<float, swizzled>(l, e);
         const float* src = s.from + l * s.stride + e;
 #pragma unroll 2
         for (; l < lines; l += step, src += step * s.stride, at ^= flip)
