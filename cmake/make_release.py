@@ -57,7 +57,6 @@ README = re.compile(r"^(README\.md|steps/[^/]+/README\.md)$")
 COMMANDS = [(re.compile(r"cmake --workflow --preset ladder\b"), "cmake --build --preset exercises --target ladder_run"),
             (re.compile(r"--preset default\b"), "--preset exercises"),
             (re.compile(r"\bbuild/default/"), "build/exercises/")]
-BORROWS = re.compile(r"\bRUNS_KERNELS_OF((?:\s+\d+)+)")  # gemv_add_step's: the earlier steps a step runs
 
 
 def tracked(root):
@@ -110,19 +109,6 @@ def students_commands(text):
     return text
 
 
-def borrowing_note(root, rel):
-    """For a step that runs earlier steps' kernels: a line saying that here they are the student's."""
-    cmake = root / pathlib.PurePosixPath(rel).parent / "CMakeLists.txt"
-    m = BORROWS.search(cmake.read_text()) if cmake.is_file() else None
-    if not m:
-        return None
-    steps = m.group(1).split()
-    s = "s" if len(steps) > 1 else ""
-    names = " and ".join(steps)
-    return (f"In this copy, this step runs your own kernel{s} of step{s} {names}, where the full lab runs "
-            f"the solution{s}: solve step{s} {names} first.")
-
-
 def with_note(text, note):
     """The note right after the README's table of where things are (or its title)."""
     close = step_readmes.CLOSE
@@ -171,7 +157,7 @@ def write(root, out):
         elif README.match(rel):
             text, bad = readme_excerpts.students_edition(root, src.read_text(), build)
             problems += [f"{rel}:{b}" for b in bad]
-            note = borrowing_note(root, rel) if rel != "README.md" else \
+            note = step_readmes.borrowing_note(root, rel) if rel != "README.md" else \
                 f"*The students' copy of the lab, made from revision {revision(root)}: see [RELEASE.md](RELEASE.md).*"
             dst.write_text(students_commands(with_note(text, note) if note else text))
         elif DECK.match(rel):
