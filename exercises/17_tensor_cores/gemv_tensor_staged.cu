@@ -39,8 +39,9 @@ constexpr int shared_bytes() {
 }
 // A chunk's copies, and the pitches of its lines in shared memory: padded, or whole and swizzled
 // (staged::place) where every line starts on a granule. The stages keep the padded size. Whole
-// lines up to 4 tiles: with 8 the swizzled addresses took 128 to 135 registers (ptxas), and a
-// block an SM fewer in row-major.
+// lines up to 4 tiles: with 8 the swizzled addresses took 128 to 135 registers (ptxas), a block
+// an SM fewer in row-major, since the lines' offsets (s_lo, s_hi, s_x), zero there, are worked
+// out at run time and the swizzle does not fold into constants.
 constexpr int kMostTilesWhole = 4;
 template <bool row, int T, bool whole>
 using Copies = staged::ChunkCopies<bf16, row, kRows, kCols, 8 * T, kThreads, whole>;
@@ -164,7 +165,8 @@ const void* prepared() {
     return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even, whole>);
 }
 
-// The instance the report and the occupancy stand for: n and ldx odd.
+// The instance the report and the occupancy stand for: n and ldx odd, lines padded (a whole-line
+// instance may take other registers; the shared memory, which bounds the blocks an SM, is the same).
 staged::Instance instance_for(int group, gemv::Layout layout) {
     return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
