@@ -37,11 +37,7 @@ constexpr int shared_bytes() {
     return kStages * (a_stage<row>() + x_stage<T>()) * int(sizeof(bf16));
 }
 // A chunk's copies, and the pitches of its lines in shared memory: padded, or whole and swizzled
-// (staged::place) where every line starts on a granule. The stages keep the padded size. Whole
-// lines up to 4 tiles: with 8 the swizzled addresses took 128 to 135 registers (ptxas), a block
-// an SM fewer in row-major, since the lines' offsets (s_lo, s_hi, s_x), zero there, are worked
-// out at run time and the swizzle does not fold into constants.
-constexpr int kMostTilesWhole = 4;
+// (staged::place) where every line starts on a granule. The stages keep the padded size.
 template <bool row, int T, bool whole>
 using Copies = staged::ChunkCopies<bf16, row, kRows, kCols, 8 * T, kThreads, whole>;
 
@@ -123,10 +119,11 @@ __global__ void __launch_bounds__(kThreads)
     }
     // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
     // jc are multiples of 8 (row i starts i·n mod 8 in, vector v v·n mod 8; column-major A: see
-    // multiply_chunk).
-    const int n8 = int(n % 8), m8 = int(m % 8);
+    // multiply_chunk). Zero, known at compile time, where lines are whole: the swizzle then folds
+    // into constants (worked out at run time, 8 tiles took 128 to 135 registers).
+    const int n8 = whole ? 0 : int(n % 8), m8 = whole ? 0 : int(m % 8);
     const int s_lo = row ? g * n8 % 8 : 2 * t * m8 % 8, s_hi = row ? (g + 8) * n8 % 8 : (2 * t + 1) * m8 % 8;
-    const int s_x = int(g * (ldx % 8) % 8);
+    const int s_x = whole ? 0 : int(g * (ldx % 8) % 8);
     float sum[T][4] = {};
     for (int c = 0; c < chunks; ++c) {
         staged::wait_copies<kStages - 2>();  // chunk c is in
@@ -192,15 +189,14 @@ void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t l
 }
 
 // Every line on a granule: whole lines (column-major A takes no 4-byte pairs, so a_even does not
-// matter there), up to kMostTilesWhole tiles; n even: every pair of columns aligned; n odd, X read
-// where it lies (x_even false) or packed.
+// matter there); n even: every pair of columns aligned; n odd, X read where it lies (x_even false)
+// or packed.
 template <bool row, int T>
 void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
     constexpr int g = staged::kGranule<bf16>;
-    if constexpr (T <= kMostTilesWhole)
-        if ((row ? n : m) % g == 0 && ldx % g == 0)
-            return launch<row, T, true, true, true>(p, A, X, ldx, Y, m, n, k, s);
+    if ((row ? n : m) % g == 0 && ldx % g == 0)
+        return launch<row, T, true, true, true>(p, A, X, ldx, Y, m, n, k, s);
     if (n % 2 == 0)
         launch<row, T, true, true>(p, A, X, ldx, Y, m, n, k, s);
     else if (ldx % 2 == 0)
