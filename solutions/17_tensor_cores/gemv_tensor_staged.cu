@@ -195,8 +195,7 @@ template <bool row, int T>
 void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
     constexpr int g = staged::kGranule<bf16>;
-    if ((row ? n : m) % g == 0 && ldx % g == 0)
-        return launch<row, T, true, true, true>(p, A, X, ldx, Y, m, n, k, s);
+    if ((row ? n : m) % g == 0 && ldx % g == 0) return launch<row, T, true, true, true>(p, A, X, ldx, Y, m, n, k, s);
     if (n % 2 == 0)
         launch<row, T, true, true>(p, A, X, ldx, Y, m, n, k, s);
     else if (ldx % 2 == 0)
