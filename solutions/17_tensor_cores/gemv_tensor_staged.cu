@@ -119,8 +119,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
     // jc are multiples of 8 (row i starts i·n mod 8 in, vector v v·n mod 8; column-major A: see
-    // multiply_chunk). Zero, known at compile time, where lines are whole: the swizzle then folds
-    // into constants (worked out at run time, 8 tiles took 128 to 135 registers).
+    // multiply_chunk). Zero, known at compile time, where lines are whole, so that the swizzle
+    // folds into constants and costs no registers.
     const int n8 = whole ? 0 : int(n % 8), m8 = whole ? 0 : int(m % 8);
     const int s_lo = row ? g * n8 % 8 : 2 * t * m8 % 8, s_hi = row ? (g + 8) * n8 % 8 : (2 * t + 1) * m8 % 8;
     const int s_x = whole ? 0 : int(g * (ldx % 8) % 8);
