@@ -52,17 +52,22 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                         const int g8 = several::group_for(several::Kernel::tensor_staged, k);
                         covers(several::plan_tensor_staged(m, n, k, layout, g8, 132, blocks_per_sm),
                                several::kStagedRows, several::kStagedCols);
-                        covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, false),
+                        using several::FmaChunks;
+                        covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, FmaChunks::narrow),
                                several::kFmaRows, several::kFmaCols);
+                        covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, FmaChunks::few_rows),
+                               several::kFmaFewRows, several::kFmaFewCols);
                         if (several::fma_wide_compiled(layout, g8))
-                            covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, true),
+                            covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, FmaChunks::wide),
                                    several::kFmaWideRows, several::kFmaWideCols);
                     }
                 }
     REQUIRE_THROWS_AS(several::plan_tensor_cores(10, 10, 4, Layout::row, 12, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_staged(10, 10, 4, Layout::row, 12, 132, 2), gemv::UsageError);
-    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 4, Layout::row, 16 + 1, 132, 2, false), gemv::UsageError);
-    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 0, Layout::col, 8, 132, 2, false), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 4, Layout::row, 16 + 1, 132, 2, several::FmaChunks::narrow),
+                      gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 0, Layout::col, 8, 132, 2, several::FmaChunks::narrow),
+                      gemv::UsageError);
 }
 
 TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[step17]") {
@@ -88,10 +93,13 @@ TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[st
 }
 
 TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4 and X is small", "[step17]") {
-    REQUIRE(several::plan_fma_staged(12345, 43483, 16, Layout::col, 16, 132, 2, false).pack_x);
-    REQUIRE_FALSE(several::plan_fma_staged(12345, 43484, 16, Layout::col, 16, 132, 2, false).pack_x);
-    REQUIRE_FALSE(several::plan_fma_staged(100, 43483, 16, Layout::col, 16, 132, 2, false).pack_x);  // m < 16·k
-    const several::Plan packed = several::plan_fma_staged(12345, 43483, 64, Layout::row, 64, 132, 2, false);
+    REQUIRE(several::plan_fma_staged(12345, 43483, 16, Layout::col, 16, 132, 2, several::FmaChunks::narrow).pack_x);
+    REQUIRE_FALSE(
+        several::plan_fma_staged(12345, 43484, 16, Layout::col, 16, 132, 2, several::FmaChunks::narrow).pack_x);
+    REQUIRE_FALSE(several::plan_fma_staged(100, 43483, 16, Layout::col, 16, 132, 2, several::FmaChunks::narrow)
+                      .pack_x);  // m < 16·k
+    const several::Plan packed =
+        several::plan_fma_staged(12345, 43483, 64, Layout::row, 64, 132, 2, several::FmaChunks::narrow);
     REQUIRE(packed.pack_x);
     REQUIRE(several::planned_traffic(packed, 12345, 43483, 64, Layout::row).x_elems ==
             (gemv::div_up(12345, several::kFmaRows) + 2) * 43483.0 * 64);
@@ -115,14 +123,39 @@ TEST_CASE("step 17: the staged FMA kernel copies long row-major rows in wide chu
     REQUIRE_FALSE(several::fma_wide(Layout::row, 64, 1 << 20));
     // A wide plan takes blocks of kFmaWideRows rows and slices of whole wide chunks; the kernel
     // has no other wide instance, so the plan refuses the rest.
-    const several::Plan wide = several::plan_fma_staged(8192, 8192, 4, Layout::row, 8, 132, 3, true);
-    REQUIRE(wide.wide);
+    const several::Plan wide =
+        several::plan_fma_staged(8192, 8192, 4, Layout::row, 8, 132, 3, several::FmaChunks::wide);
+    REQUIRE(wide.chunks == several::FmaChunks::wide);
     REQUIRE(wide.blocks == 8192 / several::kFmaWideRows);
     REQUIRE(wide.per % several::kFmaWideCols == 0);
     REQUIRE(several::planned_traffic(wide, 8192, 8192, 4, Layout::row).x_elems ==
             double(8192 / several::kFmaWideRows) * 8192.0 * 4);
-    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 4, Layout::col, 8, 132, 3, true), gemv::UsageError);
-    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 64, Layout::row, 64, 132, 2, true), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 4, Layout::col, 8, 132, 3, several::FmaChunks::wide),
+                      gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_fma_staged(8192, 8192, 64, Layout::row, 64, 132, 2, several::FmaChunks::wide),
+                      gemv::UsageError);
+}
+
+TEST_CASE("step 17: the staged FMA kernel takes few rows in blocks of few rows, whatever the layout and n",
+          "[step17]") {
+    using several::FmaChunks;
+    for (Layout layout : {Layout::row, Layout::col})
+        for (int group : several::kFmaGroups)
+            for (std::int64_t n : {1, 4097, 1000003}) {
+                INFO(gemv::layout_word(layout) << ", " << group << " vectors a block, n " << n);
+                for (std::int64_t m : {std::int64_t(1), std::int64_t(33), several::kFmaFewRowsMost})
+                    REQUIRE(several::fma_chunks(layout, group, m, n) == FmaChunks::few_rows);
+                const FmaChunks more = several::fma_chunks(layout, group, several::kFmaFewRowsMost + 1, n);
+                REQUIRE(more == (several::fma_wide(layout, group, n) ? FmaChunks::wide : FmaChunks::narrow));
+            }
+    // Few rows: blocks of kFmaFewRows rows, slices of whole chunks of kFmaFewCols columns, X read
+    // once a block; a block's warps take parts of a chunk's columns, whole granules each.
+    const several::Plan few = several::plan_fma_staged(65, 2191578, 22, Layout::col, 24, 132, 4, FmaChunks::few_rows);
+    REQUIRE(few.blocks == 3);
+    REQUIRE(few.per % several::kFmaFewCols == 0);
+    REQUIRE(several::planned_traffic(few, 65, 2191578, 22, Layout::col).x_elems == 3 * 2191578.0 * 22);
+    REQUIRE(several::kFmaFewCols % (4 * several::fma_column_parts(FmaChunks::few_rows)) == 0);
+    REQUIRE(several::fma_column_parts(FmaChunks::narrow) == 1);
 }
 
 TEST_CASE("step 17: few rows are sliced along the columns", "[step17]") {
@@ -186,8 +219,9 @@ TEST_CASE("step 17: a group no tensor-core or staged kernel was compiled for is 
     for (int g : {1, 4, 12, 24, 48, 128}) REQUIRE_THROWS_AS(tiles_of(g), gemv::UsageError);
     // The staged FMA kernel's own groups: plans for them, none for the others.
     for (int g : several::kFmaGroups)
-        REQUIRE(several::plan_fma_staged(100, 100, 3, Layout::row, g, 132, 3, false).group == g);
+        REQUIRE(several::plan_fma_staged(100, 100, 3, Layout::row, g, 132, 3, several::FmaChunks::narrow).group == g);
     for (int g : {4, 12, 40, 128})
-        REQUIRE_THROWS_AS(several::plan_fma_staged(100, 100, 3, Layout::row, g, 132, 3, false), gemv::UsageError);
+        REQUIRE_THROWS_AS(several::plan_fma_staged(100, 100, 3, Layout::row, g, 132, 3, several::FmaChunks::narrow),
+                          gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_staged(100, 100, 3, Layout::row, 24, 132, 3), gemv::UsageError);
 }

@@ -79,19 +79,22 @@ TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layou
         43, several::kFmaGroups, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
             // The plan's slices and many more; X where it lies and packed, whatever the plan says (the
             // 4-byte and the 16-byte reads of X where n is not a multiple of 4).
-            // Row-major with up to 32 vectors a block: narrow and wide chunks, whatever fma_wide says of n.
-            for (bool wide : {false, true}) {
-                if (wide && !several::fma_wide_compiled(layout, g)) continue;
-                for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout, wide), 64})
+            // Every chunks the kernel has for the layout and group, whatever fma_chunks says of the shape:
+            // narrow, few rows, and row-major with up to 32 vectors a block wide.
+            using several::FmaChunks;
+            for (FmaChunks chunks : {FmaChunks::narrow, FmaChunks::wide, FmaChunks::few_rows}) {
+                if (chunks == FmaChunks::wide && !several::fma_wide_compiled(layout, g)) continue;
+                for (int blocks_per_sm : {several::fma_staged_blocks_per_sm(g, layout, chunks), 64})
                     for (bool pack : {false, true}) {
-                        several::Plan plan = several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm, wide);
+                        several::Plan plan =
+                            several::plan_fma_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm, chunks);
                         plan.pack_x = pack;
                         require_right<float>(
                             p, [&] { several::gemv_fma_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
                             what<float>(d, layout, k,
                                         "FMA, staged, " + std::to_string(g) + " vectors a block, " +
                                             std::to_string(plan.slices) + " slices" + (pack ? ", X packed" : "") +
-                                            (wide ? ", wide chunks" : "")));
+                                            ", " + several::to_string(chunks)));
                     }
             }
         });

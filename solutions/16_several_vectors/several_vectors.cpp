@@ -30,6 +30,17 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops) {
     return peak_gflops / ceiling_gbps;
 }
 
+const char* to_string(FmaChunks chunks) {
+    switch (chunks) {
+        case FmaChunks::wide:
+            return "wide chunks";
+        case FmaChunks::few_rows:
+            return "chunks of few rows";
+        default:
+            return "narrow chunks";
+    }
+}
+
 const char* to_string(Kernel kernel) {
     switch (kernel) {
         case Kernel::tensor_cores:

@@ -42,6 +42,10 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops);
 // The kernels of this step and the next (step 17 adds the three that keep 8·T vectors).
 enum class Kernel { register_blocked, tensor_cores, tensor_staged, fma_staged };
 const char* to_string(Kernel kernel);
+// The chunks step 17's staged FMA kernel copies (chooser.hpp): narrow (its default), wide (long
+// row-major rows) or few rows (a matrix of few rows).
+enum class FmaChunks { narrow, wide, few_rows };
+const char* to_string(FmaChunks chunks);
 
 // One launch: blocks of rows, grid.y slices of the columns (the partial sums of a row are added
 // into a zeroed Y with atomicAdd when there are several), and groups of `group` vectors (A is read
@@ -59,7 +63,8 @@ struct Plan {
     int groups = 1;           // ceil(k / group)
     int shared = 1;           // step 17, tensor cores: groups of vectors a block holds side by side
     bool pack_x = false;      // step 17, staged kernels: X copied first into vectors on 16 bytes
-    bool wide = false;        // step 17, staged FMA kernel: row-major chunks of kFmaWideCols columns
+    // step 17, staged FMA kernel: the chunks it copies (narrow, wide or of few rows)
+    FmaChunks chunks = FmaChunks::narrow;
     bool atomic() const { return slices > 1; }
 };
 

@@ -93,15 +93,15 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
 }
 
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                     int blocks_per_sm, bool wide) {
+                     int blocks_per_sm, FmaChunks chunks) {
     Plan p = tile_plan(Kernel::fma_staged, k, group, "staged FMA", "block");
-    if (wide && !fma_wide_compiled(layout, group))
+    if (chunks == FmaChunks::wide && !fma_wide_compiled(layout, group))
         throw gemv::UsageError("wide chunks are for row-major A and at most 32 vectors a block");
-    p.wide = wide;
+    p.chunks = chunks;
     p.threads = kFmaThreads;
-    p.blocks = div_up(m, fma_rows(p.wide));
+    p.blocks = div_up(m, fma_rows(chunks));
     require_grid(p.blocks * p.groups);
-    slice_by_waves(p, n, fma_cols(p.wide), sm_count, blocks_per_sm);
+    slice_by_waves(p, n, fma_cols(chunks), sm_count, blocks_per_sm);
     p.pack_x = n % 4 != 0 && m >= 16 * std::int64_t(k);
     return p;
 }
@@ -137,7 +137,7 @@ gemv::Traffic planned_traffic(const Plan& p, std::int64_t m, std::int64_t n, int
     if (p.kernel == Kernel::tensor_cores) {
         t.x_elems = double(div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
     } else {
-        const int rows = p.kernel == Kernel::tensor_staged ? kStagedRows : fma_rows(p.wide);
+        const int rows = p.kernel == Kernel::tensor_staged ? kStagedRows : fma_rows(p.chunks);
         t.x_elems = (double(div_up(m, rows)) + (p.pack_x ? 2 : 0)) * nk;
     }
     t.y_elems = double(m) * double(k) * p.slices;

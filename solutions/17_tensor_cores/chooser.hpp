@@ -88,11 +88,32 @@ constexpr std::int64_t fma_wide_from(int group, std::int64_t n) {
 constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
     return fma_wide_compiled(layout, group) && n >= fma_wide_from(group, n);
 }
-constexpr int fma_rows(bool wide) {
-    return wide ? kFmaWideRows : kFmaRows;
+// A matrix of few rows leaves most of a block of kFmaRows rows empty, and the block still does the
+// multiply-adds of all of them: with 36 rows, seven times those the rows need. So up to
+// kFmaFewRowsMost rows, blocks take kFmaFewRows rows and chunks of kFmaFewCols columns (a stage
+// keeps about its size), and the block's warps split a chunk's columns between them (16 each),
+// their sums added in shared memory at the end. Both layouts, every group. Their tiles are smaller
+// (4 × 2T a thread), so more rows favour the others: on the H200 (A 256 MiB, k = 4 … 64) few rows
+// took 0.2-0.8 of the time of the faster of the others up to 160 rows, 0.8-1.15 at 192
+// (slides/data/step16/h200_fma_few_rows.csv). Blocks of 64 rows (8 × 2T) were faster where m
+// fills them (36, 128 and 192 rows, and from 40 vectors) and slower where it does not (8, 65, 92).
+constexpr int kFmaFewRows = 32;
+constexpr int kFmaFewCols = 64;
+constexpr std::int64_t kFmaFewRowsMost = 160;
+// The chunks a plan copies: few rows first, then wide where fma_wide says, narrow otherwise.
+constexpr FmaChunks fma_chunks(gemv::Layout layout, int group, std::int64_t m, std::int64_t n) {
+    if (m <= kFmaFewRowsMost) return FmaChunks::few_rows;
+    return fma_wide(layout, group, n) ? FmaChunks::wide : FmaChunks::narrow;
 }
-constexpr int fma_cols(bool wide) {
-    return wide ? kFmaWideCols : kFmaCols;
+constexpr int fma_rows(FmaChunks chunks) {
+    return chunks == FmaChunks::few_rows ? kFmaFewRows : chunks == FmaChunks::wide ? kFmaWideRows : kFmaRows;
+}
+constexpr int fma_cols(FmaChunks chunks) {
+    return chunks == FmaChunks::few_rows ? kFmaFewCols : chunks == FmaChunks::wide ? kFmaWideCols : kFmaCols;
+}
+// The parts a chunk's columns are split into, one a warp: the warps of a block of few rows.
+constexpr int fma_column_parts(FmaChunks chunks) {
+    return chunks == FmaChunks::few_rows ? kFmaThreads / 32 : 1;
 }
 // A block that holds `shared` groups of vectors side by side takes 1 / shared of them.
 constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
@@ -112,11 +133,12 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
                         int blocks_per_sm);
 
 // The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
-// blocks_per_sm blocks an SM), in wide chunks where `wide` (fma_wide; fma_wide_compiled or refused).
+// blocks_per_sm blocks an SM), in the chunks given (fma_chunks; wide ones where fma_wide_compiled,
+// or refused).
 // X is packed where n is not a multiple of 4 and X is small beside A (m >= 16·k): then every
 // vector starts on 16 bytes and is copied 16 bytes at a time, not 4.
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
-                     int blocks_per_sm, bool wide);
+                     int blocks_per_sm, FmaChunks chunks);
 
 // The smallest group of the kernel's list that holds k vectors (the largest where none does).
 int group_for(Kernel kernel, int k);

@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 #include "gemv_tensor.cuh"
 #include "staged_copy.cuh"
@@ -10,6 +11,8 @@
 // cp.async, kStages - 1 chunks ahead of its multiply-adds. Each thread keeps a tile of TM rows × TN
 // vectors of sums in registers, as an SGEMM does: for every 4 columns it loads its rows and its
 // vectors from shared memory, 16 bytes a load, and does 4·TM·TN multiply-adds with TM + TN loads.
+// A matrix of few rows takes blocks of 32 rows, whose warps split each chunk's columns between them
+// and add up their tiles at the end (add_parts).
 //
 // Why the tile: shared memory hands an SM 32 floats a clock (a float to each lane of one warp), its
 // FMA units do 4 warps' multiply-adds a clock. A thread must therefore do 4 multiply-adds for each
@@ -22,10 +25,14 @@ namespace {
 constexpr int kThreads = several::kFmaThreads;
 constexpr int kStages = several::kFmaStages;
 
-// A block's rows and a chunk's columns: wide chunks for long row-major rows (chooser.hpp says why).
-template <bool wide>
+using several::FmaChunks;
+
+// A block's rows, a chunk's columns, and the parts of a chunk's columns its warps take side by side
+// (chooser.hpp says which chunks where, and why).
+template <FmaChunks form>
 struct Block {
-    static constexpr int rows = several::fma_rows(wide), cols = several::fma_cols(wide);
+    static constexpr int rows = several::fma_rows(form), cols = several::fma_cols(form);
+    static constexpr int parts = several::fma_column_parts(form);
 };
 
 // The thread tile for 8·T vectors a block: rows × vectors of sums a thread keeps (the block's
@@ -35,14 +42,17 @@ struct Block {
 // read 32 different rows of a column (16 × 8 leaves two halves of a warp on the same rows, and
 // measured 7 % slower); row-major ran 3 % slower with 8 × 16. Between: 8 × 6 at 24, 8 × 12 at 48.
 // Wide chunks' blocks hold half the rows: 4 × 2, 4 × 4, 4 × 6 and 8 × 4 at 8, 16, 24 and 32
-// vectors (the narrow rule would leave 8 × 2 at 16).
-__host__ __device__ constexpr int tile_rows(bool row, int T, bool wide) {
-    if (wide) return T >= 4 ? 8 : 4;
+// vectors (the narrow rule would leave 8 × 2 at 16). A block of few rows holds a tile of its 32
+// rows and 8·T vectors in each warp: 4 × 2T.
+__host__ __device__ constexpr int tile_rows(bool row, int T, FmaChunks form) {
+    if (form == FmaChunks::few_rows) return 4;
+    if (form == FmaChunks::wide) return T >= 4 ? 8 : 4;
     return T >= 8 && row ? 16 : T >= 2 ? 8 : 4;
 }
-template <bool row, int T, bool wide>
+template <bool row, int T, FmaChunks form>
 __host__ __device__ constexpr int tile_vectors() {
-    return Block<wide>::rows * 8 * T / (kThreads * tile_rows(row, T, wide));
+    using B = Block<form>;
+    return B::rows * 8 * T * B::parts / (kThreads * tile_rows(row, T, form));
 }
 // Blocks an SM the registers must leave room for (65536 / (kThreads · blocks) a thread at most): as
 // many as the shared memory holds (3 or 4) up to 32 vectors, where the sums fit, 2 for the 96 and
@@ -58,10 +68,10 @@ __host__ __device__ constexpr int min_blocks_per_sm(int T) {
 // their copies asked L2 for 1.5 times the sectors the rows' bytes need.
 // Column-major, a column's kRows rows are consecutive, and a granule more holds a column copied as
 // it lies (copy_columns_as_they_lie).
-template <bool row, int T, bool wide>
+template <bool row, int T, FmaChunks form>
 struct Pitch {
-    using B = Block<wide>;
-    static constexpr bool swizzled = row && wide;
+    using B = Block<form>;
+    static constexpr bool swizzled = row && form == FmaChunks::wide;
     static constexpr int padded = (row ? B::cols : B::rows) + staged::kGranule<float>;
     static constexpr int a = swizzled ? B::cols : padded, x = B::cols + staged::kGranule<float>;
     // A stage keeps a padded chunk's room where it is swizzled too: the fourth block an SM that
@@ -79,9 +89,9 @@ struct Pitch {
 // 4·(rg + (kRows / TM)·(i / 4)) + i mod 4: a quarter-warp reads 8 consecutive granules. Columns
 // copied as they lie (`shifted`), read a float at a time: rows as row-major's, so that the lanes of
 // a warp read consecutive floats of a column (no two lanes on one bank but for the same float).
-template <bool row, int T, bool shifted = false, bool wide = false>
+template <bool row, int T, bool shifted, FmaChunks form>
 __device__ __forceinline__ int tile_row(int rg, int i) {
-    constexpr int groups = Block<wide>::rows / tile_rows(row, T, wide);
+    constexpr int groups = Block<form>::rows / tile_rows(row, T, form);
     return row || shifted ? rg + groups * i : 4 * (rg + groups * (i / 4)) + i % 4;
 }
 
@@ -94,10 +104,10 @@ __device__ __forceinline__ void load4(float (&v)[4], const float* p) {
 // column's granules as they lie, 16 bytes a copy (4-byte copies of every float measured at half
 // the speed), so that column l of the chunk lands (l·m) mod 4 floats into its line. Zeros in the
 // columns past n and past A's end; the rows past m are the next column's, in sums never stored.
-template <int T>
+template <int T, FmaChunks form>
 __device__ __forceinline__ void copy_columns_as_they_lie(float* sA, const float* A, std::int64_t m, std::int64_t n,
                                                          std::int64_t i0, std::int64_t jc, int cols) {
-    constexpr int kCols = Block<false>::cols, pitch_a = Pitch<false, T, false>::a;
+    constexpr int kCols = Block<form>::cols, pitch_a = Pitch<false, T, form>::a;
     constexpr int granules = pitch_a / staged::kGranule<float>;  // a line: kRows floats from any of 4 starts
     const float* end = A + m * n;
 #pragma unroll 2
@@ -112,17 +122,17 @@ __device__ __forceinline__ void copy_columns_as_they_lie(float* sA, const float*
 
 // Chunk jc … jc + kCols - 1 of the block's rows of A and of its vectors of X into a stage. Columns
 // past n are zeros in both; rows past m and vectors past k are not copied.
-template <bool row, int T, bool shifted, bool wide>
+template <bool row, int T, bool shifted, FmaChunks form>
 __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A, const float* X, std::int64_t m,
                                            std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t jc,
                                            int v0, bool a_whole, bool x_whole) {
-    constexpr int kRows = Block<wide>::rows, kCols = Block<wide>::cols;
-    constexpr int pitch_a = Pitch<row, T, wide>::a, pitch_x = Pitch<row, T, wide>::x;
+    constexpr int kRows = Block<form>::rows, kCols = Block<form>::cols;
+    constexpr int pitch_a = Pitch<row, T, form>::a, pitch_x = Pitch<row, T, form>::x;
     const int cols = int(min(std::int64_t(kCols), n - jc)), rows = int(min(std::int64_t(kRows), m - i0));
-    if (shifted)
-        copy_columns_as_they_lie<T>(sA, A, m, n, i0, jc, cols);
-    else if (row)
-        staged::copy_lines<kRows, kCols, kThreads, Pitch<row, T, wide>::swizzled>(
+    if constexpr (shifted)
+        copy_columns_as_they_lie<T, form>(sA, A, m, n, i0, jc, cols);
+    else if constexpr (row)
+        staged::copy_lines<kRows, kCols, kThreads, Pitch<row, T, form>::swizzled>(
             sA, pitch_a, a_whole, A, {A + i0 * n + jc, n, rows, cols, true});
     else
         staged::copy_lines<kCols, kRows, kThreads>(sA, pitch_a, a_whole, A, {A + jc * m + i0, m, cols, rows, false});
@@ -131,24 +141,25 @@ __device__ __forceinline__ void copy_chunk(float* sA, float* sX, const float* A,
 }
 
 // BEGIN EXCERPT fma-multiply
-// One chunk into the thread's tile of sums, 4 columns c … c + 3 at a time: its TN vectors (from
-// vg·TN on) in TN 16-byte loads, then its rows 4 at a time, a[e][u] = row 4q + e, column c + u of
-// the tile, in 4 loads: row-major one a row, column-major one a column. Columns copied as they lie
-// (`shifted`: column c starts (c·m) mod 4 floats into its line) are read a float at a time.
-template <bool row, int T, bool shifted, bool wide>
+// The thread's part of a chunk (columns c0 … c0 + kCols / parts - 1) into its tile of sums, 4
+// columns c … c + 3 at a time: its TN vectors (from vg·TN on) in TN 16-byte loads, then its rows 4
+// at a time, a[e][u] = row 4q + e, column c + u of the tile, in 4 loads: row-major one a row,
+// column-major one a column. Columns copied as they lie (`shifted`: column c starts (c·m) mod 4
+// floats into its line) are read a float at a time.
+template <bool row, int T, bool shifted, FmaChunks form>
 __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
-                                               float (&sum)[tile_rows(row, T, wide)][tile_vectors<row, T, wide>()],
-                                               int rg, int vg, int m4) {
-    constexpr int TM = tile_rows(row, T, wide), TN = tile_vectors<row, T, wide>();
-    constexpr int kCols = Block<wide>::cols;
-    constexpr int pitch_a = Pitch<row, T, wide>::a, pitch_x = Pitch<row, T, wide>::x;
+                                               float (&sum)[tile_rows(row, T, form)][tile_vectors<row, T, form>()],
+                                               int rg, int vg, int c0, int m4) {
+    constexpr int TM = tile_rows(row, T, form), TN = tile_vectors<row, T, form>();
+    constexpr int kPartCols = Block<form>::cols / Block<form>::parts;
+    constexpr int pitch_a = Pitch<row, T, form>::a, pitch_x = Pitch<row, T, form>::x;
     // From 48 vectors (T >= 6), where the FMA units are the roof, two steps at once: the next step's
     // loads issue under this one's multiply-adds (H200, 48 to 256 vectors: 2 to 4 % faster;
     // slides/data/step16/h200_fma_two_steps.csv). With fewer, one: unrolled, the next steps' loads
     // come early and take registers the sums need.
     constexpr int kSteps = T >= 6 ? 2 : 1;
 #pragma unroll kSteps
-    for (int c = 0; c < kCols; c += 4) {
+    for (int c = c0; c < c0 + kPartCols; c += 4) {
         float x[TN][4];
 #pragma unroll
         for (int j = 0; j < TN; ++j) load4(x[j], sX + (vg * TN + j) * pitch_x + c);
@@ -158,15 +169,15 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 if (row) {
-                    const int r = tile_row<row, T, false, wide>(rg, 4 * q + e);
-                    load4(a[e], sA + r * pitch_a + staged::place<float, Pitch<row, T, wide>::swizzled>(r, c));
+                    const int r = tile_row<row, T, false, form>(rg, 4 * q + e);
+                    load4(a[e], sA + r * pitch_a + staged::place<float, Pitch<row, T, form>::swizzled>(r, c));
                 } else if (shifted) {
                     const float* p = sA + (c + e) * pitch_a + ((c + e) * m4 & 3);
 #pragma unroll
-                    for (int i = 0; i < 4; ++i) a[i][e] = p[tile_row<row, T, true>(rg, 4 * q + i)];
+                    for (int i = 0; i < 4; ++i) a[i][e] = p[tile_row<row, T, true, form>(rg, 4 * q + i)];
                 } else {
-                    const float4 v =
-                        *reinterpret_cast<const float4*>(sA + (c + e) * pitch_a + tile_row<row, T>(rg, 4 * q));
+                    const float4 v = *reinterpret_cast<const float4*>(sA + (c + e) * pitch_a +
+                                                                      tile_row<row, T, false, form>(rg, 4 * q));
                     a[0][e] = v.x, a[1][e] = v.y, a[2][e] = v.z, a[3][e] = v.w;
                 }
             }
@@ -181,24 +192,56 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
 }
 // END EXCERPT fma-multiply
 
+// Where a block's warps took parts of each chunk's columns (few rows), each warp's tile holds
+// partial sums of the same rows and vectors: the other warps' are added into warp 0's through
+// shared memory (the stages, free once the last chunk is multiplied), a lane's sums to the same
+// lane, so that 32 lanes take 32 banks. False for the threads whose sums are now in warp 0's.
+template <int parts, int TM, int TN>
+__device__ __forceinline__ bool add_parts(float (&sum)[TM][TN], float* shared) {
+    if constexpr (parts == 1) return true;
+    const int lane = int(threadIdx.x) % 32, part = int(threadIdx.x) / 32;
+    const auto at = [&](int p, int i, int j) { return shared + (((p - 1) * TM + i) * TN + j) * 32 + lane; };
+    __syncthreads();  // every warp is done with the stages
+    if (part > 0)
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) *at(part, i, j) = sum[i][j];
+    __syncthreads();
+    if (part > 0) return false;
+#pragma unroll
+    for (int p = 1; p < parts; ++p)
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) sum[i][j] += *at(p, i, j);
+    return true;
+}
+
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
 // `per` columns (a multiple of kCols); where there are several, partial sums are added into a
 // zeroed Y. Vector v of X starts at X + v·ldx.
-template <bool row, int T, bool shifted, bool wide>
+template <bool row, int T, bool shifted, FmaChunks form>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     fma_staged(const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
                std::int64_t per, std::int64_t row_blocks, bool atomic) {
-    constexpr int kRows = Block<wide>::rows, kCols = Block<wide>::cols;
-    constexpr int TM = tile_rows(row, T, wide), TN = tile_vectors<row, T, wide>(), groups = kRows / TM;
+    using B = Block<form>;
+    constexpr int kRows = B::rows, kCols = B::cols, kPartThreads = kThreads / B::parts;
+    constexpr int TM = tile_rows(row, T, form), TN = tile_vectors<row, T, form>(), groups = kRows / TM;
     static_assert(TM % 4 == 0 && kRows % TM == 0, "rows come 4 to a 16-byte load, and fill the block's rows");
-    static_assert(8 * T % TN == 0 && groups * (8 * T / TN) == kThreads, "the threads' tiles are the block's");
+    static_assert(8 * T % TN == 0 && groups * (8 * T / TN) == kPartThreads, "the threads' tiles are the block's");
     static_assert(groups % 8 == 0, "a quarter-warp's 8 lanes are 8 row groups of one vector group");
-    static_assert(kCols % 4 == 0 && kThreads % 32 == 0, "columns come 4 to a 16-byte load");
+    static_assert(kCols % (4 * B::parts) == 0 && kPartThreads % 32 == 0, "columns come 4 to a 16-byte load");
     extern __shared__ float4 shared4[];
     float* sA = reinterpret_cast<float*>(shared4);
-    constexpr int stage_a = Pitch<row, T, wide>::stage_a, stage_x = Pitch<row, T, wide>::stage_x;
+    constexpr int stage_a = Pitch<row, T, form>::stage_a, stage_x = Pitch<row, T, form>::stage_x;
+    static_assert((B::parts - 1) * TM * TN * kPartThreads <= kStages * (stage_a + stage_x),
+                  "the warps' partial sums fit in the stages");
     float* sX = sA + kStages * stage_a;
-    const int rg = int(threadIdx.x) % groups, vg = int(threadIdx.x) / groups;
+    // The thread's part of the chunks' columns (0 where the block's warps take whole chunks), and
+    // its place among the threads of its part.
+    const int part = B::parts == 1 ? 0 : int(threadIdx.x) / kPartThreads, t = int(threadIdx.x) - part * kPartThreads;
+    const int rg = t % groups, vg = t / groups;
     const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
@@ -208,7 +251,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     const auto on16 = [](const float* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
     const bool a_whole = (row ? n : m) % 4 == 0 && on16(A), x_whole = ldx % 4 == 0 && on16(X);
     const auto copy = [&](int c) {  // chunk c into its slot
-        copy_chunk<row, T, shifted, wide>(sA + c % kStages * stage_a, sX + c % kStages * stage_x, A, X, m, n, k, ldx,
+        copy_chunk<row, T, shifted, form>(sA + c % kStages * stage_a, sX + c % kStages * stage_x, A, X, m, n, k, ldx,
                                           i0, j0 + std::int64_t(c) * kCols, v0, a_whole, x_whole);
     };
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
@@ -221,15 +264,16 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
         __syncthreads();                     // for every thread, and every thread is done with chunk c - 1
         if (c + kStages - 1 < chunks) copy(c + kStages - 1);  // into the slot of chunk c - 1
         staged::commit_copies();
-        multiply_chunk<row, T, shifted, wide>(sA + c % kStages * stage_a, sX + c % kStages * stage_x, sum, rg, vg,
-                                              int(m % 4));
+        multiply_chunk<row, T, shifted, form>(sA + c % kStages * stage_a, sX + c % kStages * stage_x, sum, rg, vg,
+                                              part * (kCols / B::parts), int(m % 4));
     }
     staged::wait_copies<0>();
+    if (!add_parts<B::parts>(sum, sA)) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
-            const std::int64_t r = i0 + tile_row<row, T, shifted, wide>(rg, i);
+            const std::int64_t r = i0 + tile_row<row, T, shifted, form>(rg, i);
             const int v = v0 + vg * TN + j;
             if (r < m && v < k) {
                 float* y = Y + std::int64_t(v) * m + r;
@@ -241,67 +285,76 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
         }
 }
 
-// The kernel for a layout, T, A's columns as they lie or not and the chunk's shape, its shared
-// memory allowed once (more than the default 48 KiB).
-template <bool row, int T, bool shifted, bool wide>
+// The kernel for a layout, T, A's columns as they lie or not and the chunks, its shared memory
+// allowed once (more than the default 48 KiB).
+template <bool row, int T, bool shifted, FmaChunks form>
 const void* prepared() {
     static const cudaError_t allowed =
-        cudaFuncSetAttribute(fma_staged<row, T, shifted, wide>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             Pitch<row, T, wide>::shared_bytes);
+        cudaFuncSetAttribute(fma_staged<row, T, shifted, form>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             Pitch<row, T, form>::shared_bytes);
     GEMV_CUDA_CHECK(allowed);
-    return reinterpret_cast<const void*>(&fma_staged<row, T, shifted, wide>);
+    return reinterpret_cast<const void*>(&fma_staged<row, T, shifted, form>);
 }
 
-// Wide chunks are compiled where chooser.hpp's fma_wide_compiled says.
-template <bool row, int T>
-constexpr bool kHasWide = several::fma_wide_compiled(row ? gemv::Layout::row : gemv::Layout::col, 8 * T);
+// f(form) for a plan's chunks, as a compile-time constant: wide chunks are compiled where
+// chooser.hpp's fma_wide_compiled says, narrow ones and few rows everywhere.
+template <bool row, int T, class F>
+decltype(auto) with_chunks(FmaChunks chunks, F&& f) {
+    using C = FmaChunks;
+    if constexpr (several::fma_wide_compiled(row ? gemv::Layout::row : gemv::Layout::col, 8 * T))
+        if (chunks == C::wide) return f(std::integral_constant<C, C::wide>{});
+    if (chunks == C::few_rows) return f(std::integral_constant<C, C::few_rows>{});
+    return f(std::integral_constant<C, C::narrow>{});
+}
 
 // The instance the report and the occupancy stand for.
-staged::Instance instance_for(int group, gemv::Layout layout, bool wide) {
-    return staged::with_layout_and_tiles<FmaGroups>(group, layout, [wide](auto row, auto tiles) {
+staged::Instance instance_for(int group, gemv::Layout layout, FmaChunks chunks) {
+    return staged::with_layout_and_tiles<FmaGroups>(group, layout, [chunks](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        if constexpr (kHasWide<R, T>)
-            if (wide)
-                return staged::Instance{prepared<R, T, false, true>(), std::size_t(Pitch<R, T, true>::shared_bytes)};
-        return staged::Instance{prepared<R, T, false, false>(), std::size_t(Pitch<R, T, false>::shared_bytes)};
+        return with_chunks<R, T>(chunks, [](auto form) {
+            constexpr FmaChunks F = decltype(form)::value;
+            return staged::Instance{prepared<R, T, false, F>(), std::size_t(Pitch<R, T, F>::shared_bytes)};
+        });
     });
 }
 
-template <bool row, int T, bool shifted, bool wide>
+template <bool row, int T, bool shifted, FmaChunks form>
 void launch_form(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
                  std::int64_t n, int k, cudaStream_t s) {
-    prepared<row, T, shifted, wide>();
-    fma_staged<row, T, shifted, wide>
-        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, Pitch<row, T, wide>::shared_bytes, s>>>(
+    prepared<row, T, shifted, form>();
+    fma_staged<row, T, shifted, form>
+        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, Pitch<row, T, form>::shared_bytes, s>>>(
             A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
 template <bool row, int T>
 void launch(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
-    if constexpr (kHasWide<row, T>)
-        if (p.wide) return launch_form<row, T, false, true>(p, A, X, ldx, Y, m, n, k, s);
-    // Column-major with m not a multiple of 4 (A itself on 16 bytes): columns copied as they lie.
-    if (!row && m % 4 != 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0)
-        return launch_form<false, T, true, false>(p, A, X, ldx, Y, m, n, k, s);
-    launch_form<row, T, false, false>(p, A, X, ldx, Y, m, n, k, s);
+    with_chunks<row, T>(p.chunks, [&](auto form) {
+        constexpr FmaChunks F = decltype(form)::value;
+        // Column-major with m not a multiple of 4 (A itself on 16 bytes): columns copied as they lie.
+        if constexpr (!row)
+            if (m % 4 != 0 && reinterpret_cast<std::uintptr_t>(A) % 16 == 0)
+                return launch_form<false, T, true, F>(p, A, X, ldx, Y, m, n, k, s);
+        launch_form<row, T, false, F>(p, A, X, ldx, Y, m, n, k, s);
+    });
 }
 
 }  // namespace
 
 gemv::Launch fma_staged_launch(const several::Plan& p, gemv::Layout layout) {
-    return staged::launch_of(p, instance_for(p.group, layout, p.wide));
+    return staged::launch_of(p, instance_for(p.group, layout, p.chunks));
 }
 
-int fma_staged_blocks_per_sm(int group, gemv::Layout layout, bool wide) {
-    return staged::blocks_per_sm(instance_for(group, layout, wide), kThreads);
+int fma_staged_blocks_per_sm(int group, gemv::Layout layout, FmaChunks chunks) {
+    return staged::blocks_per_sm(instance_for(group, layout, chunks), kThreads);
 }
 
 void gemv_fma_staged(const several::Plan& p, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::fma_staged || p.threads != kThreads ||
-        (p.wide && !several::fma_wide_compiled(layout, p.group)))
+        (p.chunks == FmaChunks::wide && !several::fma_wide_compiled(layout, p.group)))
         throw std::logic_error("gemv_fma_staged needs a plan from plan_fma_staged");
     // X packed where the plan says so, so that its vectors are copied 16 bytes at a time.
     staged::with_layout_and_tiles<FmaGroups>(p.group, layout, [&](auto row, auto tiles) {

@@ -40,7 +40,7 @@ int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
 void gemv_fma_staged(const several::Plan& plan, gemv::Layout layout, const float* A, const float* X, float* Y,
                      std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
 gemv::Launch fma_staged_launch(const several::Plan& plan, gemv::Layout layout);
-int fma_staged_blocks_per_sm(int group, gemv::Layout layout, bool wide);
+int fma_staged_blocks_per_sm(int group, gemv::Layout layout, several::FmaChunks chunks);
 
 // The tensor-core kernels are compiled for T = group / 8 tiles of 8 vectors (TensorGroups: 8,
 // 16, 32 and 64), the staged FMA kernel for its own (FmaGroups): f(std::integral_constant<int,
@@ -51,13 +51,13 @@ decltype(auto) with_tiles(int group, F&& f) {
                          [&](auto g) { return f(std::integral_constant<int, decltype(g)::value / 8>{}); });
 }
 
-// The staged FMA kernel's plan on this GPU: wide chunks where fma_wide says, its blocks an SM
-// from the occupancy of that instance.
+// The staged FMA kernel's plan on this GPU: in the chunks fma_chunks says, its blocks an SM from
+// the occupancy of that instance.
 inline several::Plan fma_staged_plan(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group,
                                      int sm_count) {
-    const bool wide = several::fma_wide(layout, group, n);
-    return several::plan_fma_staged(m, n, k, layout, group, sm_count, fma_staged_blocks_per_sm(group, layout, wide),
-                                    wide);
+    const several::FmaChunks chunks = several::fma_chunks(layout, group, m, n);
+    return several::plan_fma_staged(m, n, k, layout, group, sm_count, fma_staged_blocks_per_sm(group, layout, chunks),
+                                    chunks);
 }
 
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.

@@ -38,8 +38,8 @@ struct Row {
 };
 
 // Every group of the register-blocked kernel that k fills at least half of, in float every such
-// group of the staged FMA kernel, and in bf16 on a GPU with tensor cores of both tensor-core
-// kernels.
+// group of the staged FMA kernel in each of its chunks (the rule fma_chunks picks one), and in bf16
+// on a GPU with tensor cores of both tensor-core kernels.
 template <class T>
 std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_t m, std::int64_t n, int k,
                                      gemv::Layout layout) {
@@ -48,9 +48,12 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         if (g / 2 < k) plans.push_back(several::plan_register_blocked(m, n, k, layout, g, facts.sm_count));
     if (facts.cc_major < 8) return plans;  // the others need bf16 MMA or cp.async
     if constexpr (std::is_same_v<T, float>) {
+        using several::FmaChunks;
         for (int g : several::kFmaGroups)
-            if (several::group_half_filled(g, k))
-                plans.push_back(several::fma_staged_plan(m, n, k, layout, g, facts.sm_count));
+            for (FmaChunks c : {FmaChunks::narrow, FmaChunks::wide, FmaChunks::few_rows})
+                if (several::group_half_filled(g, k) && (c != FmaChunks::wide || several::fma_wide_compiled(layout, g)))
+                    plans.push_back(several::plan_fma_staged(m, n, k, layout, g, facts.sm_count,
+                                                             several::fma_staged_blocks_per_sm(g, layout, c), c));
     } else {
         for (int g : several::kTensorGroups) {
             if (!several::group_half_filled(g, k)) continue;
@@ -60,6 +63,14 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         }
     }
     return plans;
+}
+
+// What names a plan in the table and on the progress lines: its kernel, and the staged FMA
+// kernel's chunks.
+std::string kernel_of(const several::Plan& p) {
+    std::string s = several::to_string(p.kernel);
+    if (p.kernel == several::Kernel::fma_staged) s += std::string(", ") + several::to_string(p.chunks);
+    return s;
 }
 
 // Each plan verified (unless --no-verify), then timed; false, with the reason on stderr, where one
@@ -77,13 +88,13 @@ bool time_plans(const gemv::Options& o, const gemv::DeviceFacts& facts, gemv::De
             problem.poison();
             run(0);
             if (const auto wrong = problem.count_wrong_elements()) {
-                std::cerr << "step17_tune: " << several::to_string(p.kernel) << " with " << p.group
-                          << " vectors is wrong at k = " << k << ": " << wrong << " elements outside the bound\n";
+                std::cerr << "step17_tune: " << kernel_of(p) << " with " << p.group << " vectors is wrong at k = " << k
+                          << ": " << wrong << " elements outside the bound\n";
                 return false;
             }
         }
         rows.push_back({k, p, gemv::time_gpu(facts, run, {}, o.warmup, o.reps, o.cold).median_ms});
-        std::cerr << "  k " << k << ", " << several::to_string(p.kernel) << ", " << p.group
+        std::cerr << "  k " << k << ", " << kernel_of(p) << ", " << p.group
                   << " vectors: " << gemv::fixed(rows.back().ms * 1e3, 1) << " us\n";
     }
     return true;
@@ -119,7 +130,7 @@ gemv::Fields fields_of(const gemv::Options& o, const gemv::DeviceFacts& facts, c
             {"m", std::to_string(m), true},
             {"n", std::to_string(n), true},
             {"k", std::to_string(r.k), true},
-            {"kernel", several::to_string(r.plan.kernel), false},
+            {"kernel", kernel_of(r.plan), false},
             {"group", std::to_string(r.plan.group), true},
             {"slices", std::to_string(r.plan.slices), true},
             {"median_ms", gemv::fixed(r.ms, 6), true},
@@ -163,7 +174,8 @@ int tune(const gemv::Options& o) {
         const several::Plan& pick = chosen.plans[chosen.fastest];
         for (std::size_t i = 0; i < rows.size(); ++i)
             out.push_back(fields_of(o, facts, roofs, rows[i], i == best,
-                                    rows[i].plan.kernel == pick.kernel && rows[i].plan.group == pick.group));
+                                    rows[i].plan.kernel == pick.kernel && rows[i].plan.group == pick.group &&
+                                        rows[i].plan.chunks == pick.chunks));
     }
     write_table(o.text("out"), out);
     return gemv::kExitOk;
