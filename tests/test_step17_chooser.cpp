@@ -204,8 +204,9 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
     REQUIRE(several::group_for(Kernel::tensor_cores, 17) == 32);
     REQUIRE(several::group_for(Kernel::tensor_cores, 256) == 64);
     REQUIRE(several::group_for(Kernel::fma_staged, 17) == 24);
-    REQUIRE(several::group_for(Kernel::fma_staged, 33) == 48);
-    REQUIRE(several::group_for(Kernel::fma_staged, 49) == 64);
+    REQUIRE(several::group_for(Kernel::fma_staged, 33) == 40);
+    REQUIRE(several::group_for(Kernel::fma_staged, 49) == 56);
+    REQUIRE(several::group_for(Kernel::fma_staged, 57) == 64);
     REQUIRE(several::group_for(Kernel::fma_staged, 256) == 64);
 }
 
@@ -220,7 +221,7 @@ TEST_CASE("step 17: a group no tensor-core or staged kernel was compiled for is 
     // The staged FMA kernel's own groups: plans for them, none for the others.
     for (int g : several::kFmaGroups)
         REQUIRE(several::plan_fma_staged(100, 100, 3, Layout::row, g, 132, 3, several::FmaChunks::narrow).group == g);
-    for (int g : {4, 12, 40, 128})
+    for (int g : {4, 12, 44, 128})
         REQUIRE_THROWS_AS(several::plan_fma_staged(100, 100, 3, Layout::row, g, 132, 3, several::FmaChunks::narrow),
                           gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_staged(100, 100, 3, Layout::row, 24, 132, 3), gemv::UsageError);

@@ -54,10 +54,11 @@ constexpr int kStagedStages = 4;
 // The staged FMA kernel (gemv_fma_staged.cu, float): a block of 4 warps takes kFmaRows rows and
 // its group's 8·T vectors, and copies chunks of kFmaCols columns of A and X into shared memory
 // kFmaStages - 1 chunks ahead. A thread keeps a tile of 4 × 4 to 16 × 8 rows × vectors of sums
-// (the kernel's tile_rows, tile_vectors). Its groups step by 8 or 16 vectors, not by doubling:
-// from 17 vectors on the FMA units weigh, and a group of 32 would do 32 vectors' multiply-adds
-// for 17.
-using FmaGroups = Compiled<8, 16, 24, 32, 48, 64>;
+// (the kernel's tile_rows, tile_vectors). Its groups step by 8 vectors from 16 on, not by
+// doubling: from 17 vectors on the FMA units weigh, and a group of 32 would do 32 vectors' multiply-
+// adds for 17. Groups of 40 and 56 took 0.86-0.97 of the time of 48 and 64 at 33 to 56 vectors
+// (H200, slides/data/step16/h200_fma_groups_40_56.csv).
+using FmaGroups = Compiled<8, 16, 24, 32, 40, 48, 56, 64>;
 inline constexpr const auto& kFmaGroups = FmaGroups::values;
 constexpr int kFmaThreads = 128;
 constexpr int kFmaRows = 256;

@@ -40,7 +40,8 @@ struct Block {
 // read must: 4 × 4 (2 a float) where A's bytes are the roof, 16 × 8 or 8 × 16 (5.3 a float) at 64
 // vectors, where the FMA units are. Column-major takes 8 × 16 there, so that a warp's 32 lanes
 // read 32 different rows of a column (16 × 8 leaves two halves of a warp on the same rows, and
-// measured 7 % slower); row-major ran 3 % slower with 8 × 16. Between: 8 × 6 at 24, 8 × 12 at 48.
+// measured 7 % slower); row-major ran 3 % slower with 8 × 16. Between: 8 × 6 at 24, 8 × 10 at 40,
+// 8 × 12 at 48, 8 × 14 at 56.
 // Wide chunks' blocks hold half the rows: 4 × 2, 4 × 4, 4 × 6 and 8 × 4 at 8, 16, 24 and 32
 // vectors (the narrow rule would leave 8 × 2 at 16). A block of few rows holds a tile of its 32
 // rows and 8·T vectors in each warp: 4 × 2T.
@@ -55,10 +56,10 @@ __host__ __device__ constexpr int tile_vectors() {
     return B::rows * 8 * T * B::parts / (kThreads * tile_rows(row, T, form));
 }
 // Blocks an SM the registers must leave room for (65536 / (kThreads · blocks) a thread at most): as
-// many as the shared memory holds (3 or 4) up to 32 vectors, where the sums fit, 2 for the 96 and
-// 128 sums of 48 and 64.
+// many as the shared memory holds (3 or 4) up to 32 vectors, where the sums fit, 2 for the 80 to
+// 128 sums of 40 to 64 (at 3, 40 vectors' columns copied as they lie spilled).
 __host__ __device__ constexpr int min_blocks_per_sm(int T) {
-    return T >= 6 ? 2 : T >= 3 ? 3 : 4;
+    return T >= 5 ? 2 : T >= 3 ? 3 : 4;
 }
 
 // Shared memory: every line starts on 16 bytes (staged::copy_lines). Row-major, a chunk's rows are
