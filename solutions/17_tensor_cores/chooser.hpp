@@ -55,9 +55,9 @@ constexpr int kStagedStages = 4;
 // its group's 8·T vectors, and copies chunks of kFmaCols columns of A and X into shared memory
 // kFmaStages - 1 chunks ahead. A thread keeps a tile of 4 × 4 to 16 × 8 rows × vectors of sums
 // (the kernel's tile_rows, tile_vectors). Its groups step by 8 vectors from 16 on, not by
-// doubling: from 17 vectors on the FMA units weigh, and a group of 32 would do 32 vectors' multiply-
-// adds for 17. Groups of 40 and 56 took 0.86-0.97 of the time of 48 and 64 at 33 to 56 vectors
-// (H200, slides/data/step16/h200_fma_groups_40_56.csv).
+// doubling: from 17 vectors on the FMA units weigh, and a group of 32 would do the multiply-adds of
+// 32 vectors for 17. Groups of 40 and 56 took 0.86-0.97 of the time of 48 and 64 at 33 to 56
+// vectors (H200, slides/data/step16/h200_fma_groups_40_56.csv).
 using FmaGroups = Compiled<8, 16, 24, 32, 40, 48, 56, 64>;
 inline constexpr const auto& kFmaGroups = FmaGroups::values;
 constexpr int kFmaThreads = 128;
@@ -95,7 +95,8 @@ constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
 // keeps about its size), and the block's warps split a chunk's columns between them (16 each),
 // their sums added in shared memory at the end. Both layouts, every group. Their tiles are smaller
 // (4 × 2T a thread), so more rows favour the others: on the H200 (A 256 MiB, k = 4 … 64) few rows
-// took 0.2-0.8 of the time of the faster of the others up to 160 rows, 0.8-1.15 at 192
+// took 0.16-0.97 of the time of the faster of the others up to 160 rows (but 1.05-1.12 at 128
+// rows row-major, where wide chunks' blocks are full), 0.80-1.15 at 192
 // (slides/data/step16/h200_fma_few_rows.csv). Blocks of 64 rows (8 × 2T) were faster where m
 // fills them (36, 128 and 192 rows, and from 40 vectors) and slower where it does not (8, 65, 92).
 constexpr int kFmaFewRows = 32;
