@@ -95,7 +95,7 @@ constexpr bool fma_wide(gemv::Layout layout, int group, std::int64_t n) {
 // keeps about its size), and the block's warps split a chunk's columns between them (16 each),
 // their sums added in shared memory at the end. Both layouts, every group. Their tiles are smaller
 // (4 × 2T a thread), so more rows favour the others: on the H200 (A 256 MiB, k = 4 … 64) few rows
-// took 0.16-0.97 of the time of the faster of the others up to 160 rows (but 1.05-1.12 at 128
+// took 0.16-0.97 of the time of the faster of the others up to 160 rows (but 0.92-1.12 at 128
 // rows row-major, where wide chunks' blocks are full), 0.80-1.15 at 192
 // (slides/data/step16/h200_fma_few_rows.csv). Blocks of 64 rows (8 × 2T) were faster where m
 // fills them (36, 128 and 192 rows, and from 40 vectors) and slower where it does not (8, 65, 92).
