@@ -99,6 +99,7 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
 struct Chosen {
     std::vector<several::Plan> plans;                         // in the order of candidates()
     std::optional<gemv::Resolved> versatile;                  // k = 1: step 11's configuration (pick_timed)
+    std::optional<gemv::VersatilePlan> versatile_plan;        // and its plan, for the report
     std::vector<std::function<void(cudaStream_t)>> launches;  // the plans', then the versatile kernel's
     std::size_t fastest = 0;                                  // of the launches
 };
@@ -114,6 +115,7 @@ Chosen choose_by_timing(const gemv::DeviceFacts& facts, gemv::Layout layout, con
     if (chooser_times_versatile(k)) {  // one vector: step 11's kernel, configured from this GPU's table
         out.versatile = gemv::pick_timed<T>("auto", facts, layout, m, n, A, X, Y);
         const gemv::VersatileGemv<T> versatile(out.versatile->config, layout, m, n);
+        out.versatile_plan = versatile.plan();
         out.launches.push_back([=](cudaStream_t s) { versatile(A, X, Y, s); });
     }
     out.fastest = gemv::fastest_in_turns(facts, out.launches, kChooserRounds);

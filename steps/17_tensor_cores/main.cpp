@@ -50,8 +50,7 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
                        several::on_tensor_cores(p.kernel), i == chosen.fastest});
     }
     if (chosen.versatile) {  // k = 1: step 11's kernel, in the configuration pick_timed chose for this problem
-        const gemv::VersatileGemv<T> versatile(chosen.versatile->config, layout, m, n);
-        const gemv::VersatilePlan& plan = versatile.plan();
+        const gemv::VersatilePlan& plan = *chosen.versatile_plan;
         out.push_back({"versatile (step 11)", plan.launch, plan.traffic, chosen.launches.back(),
                        describe(chosen.versatile->config) + " (" + chosen.versatile->source + "); " + describe(plan),
                        false, chosen.fastest + 1 == chosen.launches.size()});
