@@ -193,30 +193,33 @@ __device__ __forceinline__ void multiply_chunk(const float* sA, const float* sX,
 }
 // END EXCERPT fma-multiply
 
-// Where a block's warps took parts of each chunk's columns (few rows), each warp's tile holds
-// partial sums of the same rows and vectors: the other warps' are added into warp 0's through
-// shared memory (the stages, free once the last chunk is multiplied), a lane's sums to the same
-// lane, so that 32 lanes take 32 banks. False for the threads whose sums are now in warp 0's.
-template <int parts, int TM, int TN>
-__device__ __forceinline__ bool add_parts(float (&sum)[TM][TN], float* shared) {
-    if constexpr (parts == 1) return true;
-    const int lane = int(threadIdx.x) % 32, part = int(threadIdx.x) / 32;
-    const auto at = [&](int p, int i, int j) { return shared + (((p - 1) * TM + i) * TN + j) * 32 + lane; };
-    __syncthreads();  // every warp is done with the stages
-    if (part > 0)
+// Where a block's threads took parts of each chunk's columns (few rows), thread t of each part
+// holds partial sums of the same rows and vectors: the other parts' are added into part 0's
+// through shared memory (the stages, free once the last chunk is multiplied), each thread's sums
+// to the same thread, so that consecutive threads take consecutive banks. False for the threads
+// whose sums are now in part 0's.
+template <int parts, int part_threads, int TM, int TN>
+__device__ __forceinline__ bool add_parts(float (&sum)[TM][TN], float* shared, int part, int t) {
+    if constexpr (parts == 1) {
+        return true;
+    } else {
+        const auto at = [&](int p, int i, int j) { return shared + (((p - 1) * TM + i) * TN + j) * part_threads + t; };
+        __syncthreads();  // every thread is done with the stages
+        if (part > 0)
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+            for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j) *at(part, i, j) = sum[i][j];
-    __syncthreads();
-    if (part > 0) return false;
+                for (int j = 0; j < TN; ++j) *at(part, i, j) = sum[i][j];
+        __syncthreads();
+        if (part > 0) return false;
 #pragma unroll
-    for (int p = 1; p < parts; ++p)
+        for (int p = 1; p < parts; ++p)
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+            for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j) sum[i][j] += *at(p, i, j);
-    return true;
+                for (int j = 0; j < TN; ++j) sum[i][j] += *at(p, i, j);
+        return true;
+    }
 }
 
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
@@ -269,7 +272,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
                                               part * (kCols / B::parts), int(m % 4));
     }
     staged::wait_copies<0>();
-    if (!add_parts<B::parts>(sum, sA)) return;
+    if (!add_parts<B::parts, kPartThreads>(sum, sA, part, t)) return;
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll

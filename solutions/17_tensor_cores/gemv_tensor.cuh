@@ -51,13 +51,16 @@ decltype(auto) with_tiles(int group, F&& f) {
                          [&](auto g) { return f(std::integral_constant<int, decltype(g)::value / 8>{}); });
 }
 
-// The staged FMA kernel's plan on this GPU: in the chunks fma_chunks says, its blocks an SM from
-// the occupancy of that instance.
+// The staged FMA kernel's plan on this GPU in the chunks given (the tuner times each), or in those
+// fma_chunks says; its blocks an SM from the occupancy of that instance.
 inline several::Plan fma_staged_plan(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group,
-                                     int sm_count) {
-    const several::FmaChunks chunks = several::fma_chunks(layout, group, m, n);
+                                     int sm_count, several::FmaChunks chunks) {
     return several::plan_fma_staged(m, n, k, layout, group, sm_count, fma_staged_blocks_per_sm(group, layout, chunks),
                                     chunks);
+}
+inline several::Plan fma_staged_plan(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group,
+                                     int sm_count) {
+    return fma_staged_plan(m, n, k, layout, group, sm_count, several::fma_chunks(layout, group, m, n));
 }
 
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.

@@ -52,8 +52,7 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         for (int g : several::kFmaGroups)
             for (FmaChunks c : {FmaChunks::narrow, FmaChunks::wide, FmaChunks::few_rows})
                 if (several::group_half_filled(g, k) && (c != FmaChunks::wide || several::fma_wide_compiled(layout, g)))
-                    plans.push_back(several::plan_fma_staged(m, n, k, layout, g, facts.sm_count,
-                                                             several::fma_staged_blocks_per_sm(g, layout, c), c));
+                    plans.push_back(several::fma_staged_plan(m, n, k, layout, g, facts.sm_count, c));
     } else {
         for (int g : several::kTensorGroups) {
             if (!several::group_half_filled(g, k)) continue;
