@@ -47,6 +47,7 @@ inline std::vector<gemv_test::Dims> shapes() {
     s.push_back({1000, 4096});  // whole tiles of 64 columns
     s.push_back({129, 4099});   // a block of rows and a bit, a tile of columns and a bit
     s.push_back({260, 1030});   // m a multiple of 4, n of 2 only: 16-byte copies of columns, 4-byte of rows
+    s.push_back({264, 2120});   // lines whole (m and n multiples of 8), a chunk of 64 columns cut at the end
     return s;
 }
 

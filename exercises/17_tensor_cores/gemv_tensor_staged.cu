@@ -13,8 +13,10 @@
 // columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
 // memory with cp.async, kStages - 1 chunks ahead of its multiplies, as a GEMM does. The copies
 // wait in shared memory, not in registers, so the warps keep few registers (the sums) however
-// many bytes are in flight; and X is loaded once a block, not once a warp. The accuracy bound is
-// the one of gemv_tensor_cores.cu: each 16-column step starts from a zero accumulator.
+// many bytes are in flight; and X is loaded once a block, not once a warp. Where every line starts
+// on 16 bytes, ldmatrix loads the fragments from shared memory, four 8 × 8 matrices an instruction.
+// The accuracy bound is the one of gemv_tensor_cores.cu: each 16-column step starts from a zero
+// accumulator.
 namespace gemv::several {
 namespace {
 
@@ -42,32 +44,35 @@ constexpr int shared_bytes() {
 template <bool row, int T, bool whole>
 using Copies = staged::ChunkCopies<bf16, row, kRows, kCols, 8 * T, kThreads, whole>;
 
+// A fragment register's two columns c and c + 1, zero from column `limit` on (past the slice).
+__device__ __forceinline__ std::uint32_t zero_past(std::uint32_t v, int c, int limit) {
+    return c >= limit ? 0u : c + 1 >= limit ? v & 0xffffu : v;
+}
+
 // BEGIN EXCERPT staged-multiply
-// The warp's 16 rows of one chunk times 8·T vectors. A line starts in its granules at an offset:
-// row-major, the lane's rows g and g + 8 start s_lo and s_hi in; column-major, its columns 2t
-// (+ 8, + 16 …) start s_lo in and 2t + 1 (…) s_hi (a column starts m mod 8 further than the one
-// before, and 8 columns come back to the same offset); its vectors g (+ 8 …) start s_x in (all 0
-// where the lines are whole). A fragment wants two columns of a row in 32 bits: one 4-byte read
-// where they are adjacent and aligned (row-major A where n is even: `a_even`; X where the distance
+// The warp's 16 rows of one chunk times 8·T vectors, where lines are padded. A line starts in its
+// granules at an offset: row-major, the lane's rows g and g + 8 start s_lo and s_hi in;
+// column-major, its columns 2t (+ 8, + 16 …) start s_lo in and 2t + 1 (…) s_hi (a column starts m
+// mod 8 further than the one before, and 8 columns come back to the same offset); its vectors g
+// (+ 8 …) start s_x in. A fragment wants two columns of a row in 32 bits: one 4-byte read where
+// they are adjacent and aligned (row-major A where n is even: `a_even`; X where the distance
 // between its vectors is even: `x_even`), else two 2-byte reads. Columns from `limit` on are past
 // the slice: zero, in A and in X.
-template <bool row, int T, bool a_even, bool x_even, bool whole, bool edge>
-__device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp, int g,
-                                               int t, int s_lo, int s_hi, int s_x, int limit) {
-    constexpr int pa = Copies<row, T, whole>::pitch_a, px = Copies<row, T, whole>::pitch_x;
-    const auto at = [](int l, int e) { return staged::place<bf16, whole>(l, e); };  // element e of line l
+template <bool row, int T, bool a_even, bool x_even, bool edge>
+__device__ __forceinline__ void multiply_chunk_padded(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp,
+                                                      int g, int t, int s_lo, int s_hi, int s_x, int limit) {
+    constexpr int pa = Copies<row, T, false>::pitch_a, px = Copies<row, T, false>::pitch_x;
     const auto* a16 = reinterpret_cast<const unsigned short*>(sA);
     const auto* x16 = reinterpret_cast<const unsigned short*>(sX);
     const auto pair = [&](const unsigned short* p, bool aligned, int far, int c) -> std::uint32_t {
         // elements p[0] and p[far] (columns c and c + 1), masked past `limit`
-        std::uint32_t v = aligned ? *reinterpret_cast<const std::uint32_t*>(p) : p[0] | p[far] << 16;
-        if (edge) v = c >= limit ? 0u : c + 1 >= limit ? v & 0xffffu : v;
-        return v;
+        const std::uint32_t v = aligned ? *reinterpret_cast<const std::uint32_t*>(p) : p[0] | p[far] << 16;
+        return edge ? zero_past(v, c, limit) : v;
     };
     const auto a = [&](int r, int c) -> std::uint32_t {  // A(r, c) and A(r, c + 1) of the warp's rows
         const int i = 16 * warp + r;
-        if (row) return pair(a16 + i * pa + at(i, (r < 8 ? s_lo : s_hi) + c), a_even, 1, c);
-        const int lo = c * pa + at(c, s_lo + i), hi = (c + 1) * pa + at(c + 1, s_hi + i);  // columns c, c + 1
+        if (row) return pair(a16 + i * pa + (r < 8 ? s_lo : s_hi) + c, a_even, 1, c);
+        const int lo = c * pa + s_lo + i, hi = (c + 1) * pa + s_hi + i;  // columns c, c + 1
         return pair(a16 + lo, false, hi - lo, c);
     };
 // BEGIN EXCERPT staged-step
@@ -77,12 +82,71 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
         const std::uint32_t a0 = a(g, c), a1 = a(g + 8, c), a2 = a(g, c + 8), a3 = a(g + 8, c + 8);
 #pragma unroll
         for (int q = 0; q < T; ++q) {
-            // TODO: Multiply a0..a3 by X's pairs of line 8·q + g (at(), pair()) into sum[q] (mma_16x8x16).
+            // TODO: Multiply a0..a3 by X's pairs of line 8·q + g (pair()) into sum[q] (mma_16x8x16).
         }
     }
     // END EXCERPT staged-step
 }
 // END EXCERPT staged-multiply
+
+// The same where every line lies whole and swizzled (Copies): a fragment's rows start on 16 bytes,
+// so ldmatrix loads a lane's fragments four 8 × 8 matrices at a time, A's 16 × 16 piece of a step
+// in one load and two tiles of X in another, each lane giving the address of one matrix row. Lane
+// 8j + r gives row r of matrix j, and line l's granule q lies at q ^ (l mod 8) (staged::place):
+//  - row-major A: rows 8·(j mod 2) + r, granule 2·step + j / 2 (a0 … a3, as mma_bf16.cuh lists);
+//  - column-major A, transposed: columns 16·step + 8·(j / 2) + r, granule 2·warp + j mod 2 of them;
+//  - X, tiles 2p and 2p + 1: vectors 16p + 8·(j / 2) + r, granule 2·step + j mod 2.
+// Where a line's number is 8·something + r, its granule q lies at q ^ r: one exclusive or a load.
+template <bool row, int T, bool edge>
+__device__ __forceinline__ void multiply_chunk_whole(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp,
+                                                     int lane, int limit) {
+    constexpr int pa = Copies<row, T, true>::pitch_a, px = Copies<row, T, true>::pitch_x;
+    constexpr int granule = 16;                                // bytes
+    const int j = lane / 8, r = lane % 8, c = 2 * (lane % 4);  // c: the lane's first column of a step
+    const auto shared_address = [](const bf16* p) { return std::uint32_t(__cvta_generic_to_shared(p)); };
+    const std::uint32_t a_line = row ? shared_address(sA + (16 * warp + 8 * (j % 2) + r) * pa)
+                                     : shared_address(sA + (8 * (j / 2) + r) * pa) + ((2 * warp + j % 2) ^ r) * granule;
+    const std::uint32_t x_line = shared_address(sX + (8 * (j / 2) + r) * px);
+#pragma unroll
+    for (int step = 0; step < kCols / 16; ++step) {
+        std::uint32_t a[4];
+        if constexpr (row)
+            load_matrices_x4(a, a_line + ((2 * step + j / 2) ^ r) * granule);
+        else
+            load_matrices_x4<true>(a, a_line + 16 * step * pa * int(sizeof(bf16)));
+        if (edge)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) a[e] = zero_past(a[e], 16 * step + c + 8 * (e / 2), limit);
+#pragma unroll
+        for (int p = 0; p < (T + 1) / 2; ++p) {
+            std::uint32_t b[4];
+            const std::uint32_t x = x_line + 16 * p * px * int(sizeof(bf16)) + ((2 * step + j % 2) ^ r) * granule;
+            if constexpr (T == 1)
+                load_matrices_x2(b[0], b[1], x);
+            else
+                load_matrices_x4(b, x);
+#pragma unroll
+            for (int h = 0; h < (T == 1 ? 1 : 2); ++h) {
+                std::uint32_t b0 = b[2 * h], b1 = b[2 * h + 1];
+                if (edge) b0 = zero_past(b0, 16 * step + c, limit), b1 = zero_past(b1, 16 * step + c + 8, limit);
+                float d[4];
+                mma_16x8x16(d, a[0], a[1], a[2], a[3], b0, b1);
+#pragma unroll
+                for (int e = 0; e < 4; ++e) sum[2 * p + h][e] += d[e];
+            }
+        }
+    }
+}
+
+// The warp's 16 rows of one chunk times 8·T vectors, lines whole or padded.
+template <bool row, int T, bool a_even, bool x_even, bool whole, bool edge>
+__device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, float (&sum)[T][4], int warp, int g,
+                                               int t, int s_lo, int s_hi, int s_x, int limit) {
+    if constexpr (whole)
+        multiply_chunk_whole<row, T, edge>(sA, sX, sum, warp, 4 * g + t, limit);
+    else
+        multiply_chunk_padded<row, T, a_even, x_even, edge>(sA, sX, sum, warp, g, t, s_lo, s_hi, s_x, limit);
+}
 
 // BEGIN EXCERPT staged-kernel
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
@@ -101,7 +165,7 @@ __global__ void __launch_bounds__(kThreads)
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
-    const Copies<row, T, whole> copies(m, n, k, ldx, i0, j0, v0);
+    const Copies<row, T, whole> copies(m, n, k, ldx, i0, j0, v0, chunks);
     const auto copy = [&](int c) {  // chunk c into its slot
         copies.copy(sA + c % kStages * a_stage<row>(), sX + c % kStages * x_stage<T>(), A, X, c);
     };
@@ -112,8 +176,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     // Where the lane's lines start in their granules: the same in every chunk, since i0, v0 and
     // jc are multiples of 8 (row i starts i·n mod 8 in, vector v v·n mod 8; column-major A: see
-    // multiply_chunk). Zero, known at compile time, where lines are whole, so that the swizzle
-    // folds into constants and costs no registers.
+    // multiply_chunk_padded). Whole lines take none of them (multiply_chunk_whole).
     const int n8 = whole ? 0 : int(n % 8), m8 = whole ? 0 : int(m % 8);
     const int s_lo = row ? g * n8 % 8 : 2 * t * m8 % 8, s_hi = row ? (g + 8) * n8 % 8 : (2 * t + 1) * m8 % 8;
     const int s_x = whole ? 0 : int(g * (ldx % 8) % 8);

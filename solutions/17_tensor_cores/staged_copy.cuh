@@ -52,38 +52,51 @@ __device__ __forceinline__ void copy_granule(E* to, const E* base, std::int64_t 
 
 // A thread's share of the copies of one kind of line (rows or columns of A, vectors of X). Every
 // chunk copies the same granules of the same lines into the same places of its stage; only the
-// columns move on. So where each of the thread's granules lies is worked out once, with the
-// division and the 64-bit products it takes, and a chunk only adds its distance. Worked out chunk
-// by chunk, a granule's copy took about 45 dependent instructions, and they, not DRAM, held the
-// kernel back (slides/data/step16/NOTES.md). Consecutive threads take consecutive granules, so
-// that a warp's copies are contiguous along a line.
+// columns move on, `step` elements a chunk. So where each of the thread's granules lies is worked
+// out once, with the division and the 64-bit products it takes, and a chunk only adds its
+// distance. Worked out chunk by chunk, a granule's copy took about 45 dependent instructions, and
+// they, not DRAM, held the kernel back (slides/data/step16/NOTES.md). Whether all of the thread's
+// granules lie inside the array in every chunk of the block is worked out once too: then a copy is
+// an addition and the copy itself, not two 64-bit comparisons (25 instructions a granule in all).
+// Consecutive threads take consecutive granules, so that a warp's copies are contiguous along a line.
 template <class E, int lines, int pitch, int threads, bool swizzled>
 struct Granules {
     static constexpr int g = kGranule<E>, count = (lines * (pitch / g) + threads - 1) / threads;
     std::int64_t first[count];  // the granule's first element in the first chunk; `total`: none
     int to[count];              // its place in a stage
     std::int64_t total;         // the array's elements
+    std::int64_t step;          // elements from a chunk to the next
+    bool inside = true;         // every granule of the thread there, and inside the array, in every chunk
 
     // Line l starts at element start + l·stride; lines from `live` on are outside the matrix (rows
     // past m, vectors past k) and are left as they are: their sums are never stored. A line is
-    // copied as `used` granules: pitch / g, or one fewer where every line starts on a granule.
-    __device__ Granules(std::int64_t start, std::int64_t stride, int live, int used, std::int64_t total)
-        : total(total) {
+    // copied as `used` granules: pitch / g, or one fewer where every line starts on a granule. The
+    // block copies `chunks` chunks.
+    __device__ Granules(std::int64_t start, std::int64_t stride, int live, int used, std::int64_t total,
+                        std::int64_t step, int chunks)
+        : total(total), step(step) {
 #pragma unroll
         for (int s = 0; s < count; ++s) {
             const int idx = int(threadIdx.x) + s * threads, l = idx / used, q = idx % used;
             const std::int64_t line = start + std::int64_t(l) * stride;
             first[s] = idx < lines * used && l < live ? line / g * g + g * q : total;
             to[s] = l * pitch + place<E, swizzled>(l, g * q);
+            inside = inside && first[s] + (chunks - 1) * step + g <= total;
         }
     }
 
-    // The chunk `shift` elements past the first into `stage`; zeros past the array's end. Columns
-    // past n that the chunk covers are masked by the multiply.
-    __device__ __forceinline__ void copy(E* stage, const E* base, std::int64_t shift) const {
+    // Chunk c into `stage`; zeros past the array's end. Columns past n that the chunk covers are
+    // masked by the multiply.
+    __device__ __forceinline__ void copy(E* stage, const E* base, int c) const {
+        const std::int64_t shift = c * step;
+        if (inside) {
 #pragma unroll
-        for (int s = 0; s < count; ++s)
-            if (first[s] + shift < total) copy_granule(stage + to[s], base, first[s] + shift, total);
+            for (int s = 0; s < count; ++s) copy16_async(stage + to[s], base + first[s] + shift);
+        } else {
+#pragma unroll
+            for (int s = 0; s < count; ++s)
+                if (first[s] + shift < total) copy_granule(stage + to[s], base, first[s] + shift, total);
+        }
     }
 };
 
@@ -99,23 +112,22 @@ struct ChunkCopies {
     static constexpr int pitch_a = whole ? length : kPitch<E, length>, pitch_x = whole ? cols : kPitch<E, cols>;
     Granules<E, lines, pitch_a, threads, whole> a;
     Granules<E, vectors, pitch_x, threads, whole> x;
-    std::int64_t a_step;  // A's elements from a chunk to the next
 
     // Rows of row-major A past m and vectors past k are not copied (column-major, the granules past
     // row m are the next column's, in sums never stored); a line that starts on a granule (every row
     // of row-major A where n is a multiple of g, every column of column-major A where m is, every
     // vector where ldx is) takes one granule fewer.
     __device__ ChunkCopies(std::int64_t m, std::int64_t n, int k, std::int64_t ldx, std::int64_t i0, std::int64_t j0,
-                           int v0)
+                           int v0, int chunks)
         : a(row ? i0 * n + j0 : j0 * m + i0, row ? n : m, row ? int(min(std::int64_t(rows), m - i0)) : cols,
-            kPitch<E, length> / g - ((row ? n : m) % g == 0), m * n),
-          x(std::int64_t(v0) * ldx + j0, ldx, min(vectors, k - v0), kPitch<E, cols> / g - (ldx % g == 0), ldx * k),
-          a_step(row ? cols : cols * m) {}
+            kPitch<E, length> / g - ((row ? n : m) % g == 0), m * n, row ? cols : cols * m, chunks),
+          x(std::int64_t(v0) * ldx + j0, ldx, min(vectors, k - v0), kPitch<E, cols> / g - (ldx % g == 0), ldx * k, cols,
+            chunks) {}
 
     // Chunk c into its stage (sA, sX).
     __device__ __forceinline__ void copy(E* sA, E* sX, const E* A, const E* X, int c) const {
-        a.copy(sA, A, c * a_step);
-        x.copy(sX, X, std::int64_t(c) * cols);
+        a.copy(sA, A, c);
+        x.copy(sX, X, c);
     }
 };
 // END EXCERPT staged-copy
