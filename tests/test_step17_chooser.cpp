@@ -1,12 +1,14 @@
 // Step 17, without a GPU: the bf16 tensor-core peak from device facts, the edges of the plans of the
-// kernels that keep 8·T vectors, and the chooser's candidates.
+// kernels that keep 8·T vectors, the chooser's candidates, and the arrays the tensor-core kernels refuse.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "catch_compat.hpp"
 #include "chooser.hpp"
 #include "cli.hpp"
+#include "gemv_tensor.cuh"
 #include "report.hpp"
 
 namespace several = gemv::several;
@@ -225,4 +227,21 @@ TEST_CASE("step 17: a group no tensor-core or staged kernel was compiled for is 
         REQUIRE_THROWS_AS(several::plan_fma_staged(100, 100, 3, Layout::row, g, 132, 3, several::FmaChunks::narrow),
                           gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_staged(100, 100, 3, Layout::row, 24, 132, 3), gemv::UsageError);
+}
+
+TEST_CASE("step 17: the tensor-core kernels refuse A or X that does not start on 16 bytes, before launching",
+          "[step17]") {
+    // Addresses nothing reads: the check comes before any CUDA call, so it runs without a GPU.
+    const auto at = [](std::uintptr_t address) { return reinterpret_cast<const __nv_bfloat16*>(address); };
+    const several::Plan direct = several::plan_tensor_cores(100, 100, 3, Layout::row, 8, 132);
+    const several::Plan staged = several::plan_tensor_staged(100, 100, 3, Layout::row, 8, 132, 2);
+    for (std::uintptr_t a : {0x1000u, 0x1002u})
+        for (std::uintptr_t x : {0x2000u, 0x2008u}) {
+            if (a % 16 == 0 && x % 16 == 0) continue;
+            INFO("A at " << a << ", X at " << x);
+            REQUIRE_THROWS_AS(several::gemv_tensor_cores(direct, Layout::row, at(a), at(x), nullptr, 100, 100, 3, 0),
+                              gemv::UsageError);
+            REQUIRE_THROWS_AS(several::gemv_tensor_staged(staged, Layout::row, at(a), at(x), nullptr, 100, 100, 3, 0),
+                              gemv::UsageError);
+        }
 }

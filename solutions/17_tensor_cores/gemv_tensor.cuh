@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "chooser.hpp"
 #include "device.hpp"
+#include "errors.hpp"
 #include "gemv_several.cuh"
 #include "pick_timed.cuh"
 
@@ -19,6 +21,16 @@
 // atomicAdd.
 
 namespace gemv::several {
+
+// The tensor-core kernels count their 16-byte pieces of A and X from where each array starts, so
+// both arrays must start on 16 bytes, as cudaMalloc's memory does: a gemv::UsageError naming the
+// kernel otherwise, before anything runs.
+inline void require_on_16_bytes(const void* A, const void* X, const char* kernel) {
+    const auto off = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
+    if (off(A) != 0 || off(X) != 0)
+        throw gemv::UsageError(std::string(kernel) +
+                               " needs A and X to start on 16 bytes, as cudaMalloc's memory does");
+}
 
 // Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 8 × 16 mma.sync fragments,
 // bf16 in, float sums, loaded from global memory without shared memory.
