@@ -3,6 +3,8 @@
 // that turns each of them into its message and code.
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 
 namespace gemv {
@@ -25,5 +27,12 @@ struct NoDevice : std::runtime_error {
 struct CudaError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+// Refuses (UsageError: `message`) arrays that do not start on 16 bytes, for kernels that read them
+// 16 bytes at a time counted from their start. cudaMalloc's memory always does.
+inline void require_16_byte_aligned(std::initializer_list<const void*> arrays, const char* message) {
+    for (const void* p : arrays)
+        if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) throw UsageError(message);
+}
 
 }  // namespace gemv

@@ -212,9 +212,7 @@ template <class T>
 void VersatileGemv<T>::operator()(const T* A, const T* x, accumulator_t<T>* y, cudaStream_t stream) const {
     using Acc = accumulator_t<T>;
     const VersatilePlan& p = plan_;
-    for (const void* ptr : {static_cast<const void*>(A), static_cast<const void*>(x), static_cast<const void*>(y)})
-        if (reinterpret_cast<std::uintptr_t>(ptr) % 16)
-            throw UsageError("step 11 reads A, x and y with 16-byte loads: they must be 16-byte aligned");
+    require_16_byte_aligned({A, x, y}, "step 11 reads A, x and y with 16-byte loads: they must be 16-byte aligned");
     if (p.zero_y_first) GEMV_CUDA_CHECK(cudaMemsetAsync(y, 0, std::size_t(p.m) * sizeof(Acc), stream));
     GemvArgs<T> args{A, x, y, p.m, p.n, p.config.threads_per_row, p.cols_per_block, p.config.combine, nullptr, nullptr};
     if (workspace_) {

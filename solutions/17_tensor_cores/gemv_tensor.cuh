@@ -5,13 +5,11 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "chooser.hpp"
 #include "device.hpp"
-#include "errors.hpp"
 #include "gemv_several.cuh"
 #include "pick_timed.cuh"
 
@@ -21,16 +19,6 @@
 // atomicAdd.
 
 namespace gemv::several {
-
-// The tensor-core kernels count their 16-byte pieces of A and X from where each array starts, so
-// both arrays must start on 16 bytes, as cudaMalloc's memory does: a gemv::UsageError naming the
-// kernel otherwise, before anything runs.
-inline void require_on_16_bytes(const void* A, const void* X, const char* kernel) {
-    const auto off = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
-    if (off(A) != 0 || off(X) != 0)
-        throw gemv::UsageError(std::string(kernel) +
-                               " needs A and X to start on 16 bytes, as cudaMalloc's memory does");
-}
 
 // Tensor cores (bf16 only, compute capability 8.0 or later): 16 × 8 × 16 mma.sync fragments,
 // bf16 in, float sums, loaded from global memory without shared memory.
@@ -111,10 +99,15 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
 // The chooser (chooser.hpp): each candidate's plan on this GPU, and at k = 1 step 11's kernel with
 // its configuration for this problem (chooser_times_versatile), timed at this problem as the
 // harness times (cold L2), and which is the fastest. The launches write Y.
+// Step 11's kernel where the chooser times it (k = 1): the configuration pick_timed chose for the
+// problem, and its plan, for the report.
+struct VersatileChoice {
+    gemv::Resolved resolved;
+    gemv::VersatilePlan plan;
+};
 struct Chosen {
     std::vector<several::Plan> plans;                         // in the order of candidates()
-    std::optional<gemv::Resolved> versatile;                  // k = 1: step 11's configuration (pick_timed)
-    std::optional<gemv::VersatilePlan> versatile_plan;        // and its plan, for the report
+    std::optional<VersatileChoice> versatile;                 // k = 1: step 11's configuration and plan
     std::vector<std::function<void(cudaStream_t)>> launches;  // the plans', then the versatile kernel's
     std::size_t fastest = 0;                                  // of the launches
 };
@@ -128,9 +121,9 @@ Chosen choose_by_timing(const gemv::DeviceFacts& facts, gemv::Layout layout, con
     for (const several::Plan& plan : out.plans)
         out.launches.push_back([=](cudaStream_t s) { gemv_planned<T>(plan, layout, A, X, Y, m, n, k, s); });
     if (chooser_times_versatile(k)) {  // one vector: step 11's kernel, configured from this GPU's table
-        out.versatile = gemv::pick_timed<T>("auto", facts, layout, m, n, A, X, Y);
-        const gemv::VersatileGemv<T> versatile(out.versatile->config, layout, m, n);
-        out.versatile_plan = versatile.plan();
+        const gemv::Resolved resolved = gemv::pick_timed<T>("auto", facts, layout, m, n, A, X, Y);
+        const gemv::VersatileGemv<T> versatile(resolved.config, layout, m, n);
+        out.versatile = VersatileChoice{resolved, versatile.plan()};
         out.launches.push_back([=](cudaStream_t s) { versatile(A, X, Y, s); });
     }
     out.fastest = gemv::fastest_in_turns(facts, out.launches, kChooserRounds);

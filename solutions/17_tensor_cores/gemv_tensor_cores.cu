@@ -299,7 +299,8 @@ void gemv_tensor_cores(const several::Plan& p, gemv::Layout layout, const bf16* 
                        std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::tensor_cores || p.threads != kThreads)
         throw std::logic_error("gemv_tensor_cores needs a plan from plan_tensor_cores");
-    require_on_16_bytes(A, X, "gemv_tensor_cores");
+    gemv::require_16_byte_aligned(
+        {A, X}, "gemv_tensor_cores reads A and X 16 bytes at a time from their starts: they must start on 16 bytes");
     if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
     several::with_tiles(p.group, [&](auto tiles) { launch<decltype(tiles)::value>(p, layout, A, X, Y, m, n, k, s); });
     GEMV_CUDA_CHECK_LAUNCH();

@@ -279,7 +279,8 @@ void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16*
                         std::int64_t m, std::int64_t n, int k, cudaStream_t s) {
     if (p.kernel != several::Kernel::tensor_staged || p.threads != kThreads)
         throw std::logic_error("gemv_tensor_staged needs a plan from plan_tensor_staged");
-    require_on_16_bytes(A, X, "gemv_tensor_staged");
+    gemv::require_16_byte_aligned(
+        {A, X}, "gemv_tensor_staged reads A and X 16 bytes at a time from their starts: they must start on 16 bytes");
     // X packed where the plan says so (plan_tensor_staged), so that every pair of its columns is aligned.
     staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
         staged::run(p, X, Y, m, n, k, s, [&](const bf16* Xs, std::int64_t ldx) {

@@ -32,7 +32,7 @@ __device__ __forceinline__ void mma_16x8x16(float (&d)[4], std::uint32_t a0, std
 // lane (g, t), elements 2t and 2t + 1 of row g (`transposed`: of column g, rows 2t and 2t + 1).
 template <bool transposed = false>
 __device__ __forceinline__ void load_matrices_x4(std::uint32_t (&d)[4], std::uint32_t address) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
     if constexpr (transposed)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
@@ -42,15 +42,15 @@ __device__ __forceinline__ void load_matrices_x4(std::uint32_t (&d)[4], std::uin
                      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
                      : "r"(address));
 #else
-    __trap();
+    __trap();  // ldmatrix needs compute capability 7.5; the staged kernel runs from 8.0 only
 #endif
 }
 
 // The same for two matrices, into d0 and d1: lanes 0-15 give the addresses.
 __device__ __forceinline__ void load_matrices_x2(std::uint32_t& d0, std::uint32_t& d1, std::uint32_t address) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(d0), "=r"(d1) : "r"(address));
 #else
-    __trap();
+    __trap();  // ldmatrix needs compute capability 7.5; the staged kernel runs from 8.0 only
 #endif
 }

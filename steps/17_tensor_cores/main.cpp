@@ -50,9 +50,10 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
                        several::on_tensor_cores(p.kernel), i == chosen.fastest});
     }
     if (chosen.versatile) {  // k = 1: step 11's kernel, in the configuration pick_timed chose for this problem
-        const gemv::VersatilePlan& plan = *chosen.versatile_plan;
+        const gemv::VersatilePlan& plan = chosen.versatile->plan;
         out.push_back({"versatile (step 11)", plan.launch, plan.traffic, chosen.launches.back(),
-                       describe(chosen.versatile->config) + " (" + chosen.versatile->source + "); " + describe(plan),
+                       describe(chosen.versatile->resolved.config) + " (" + chosen.versatile->resolved.source + "); " +
+                           describe(plan),
                        false, chosen.fastest + 1 == chosen.launches.size()});
     }
     out.push_back(several::cublas_variant<T>(A, X, Y, m, n, k, layout));
