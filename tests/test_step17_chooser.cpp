@@ -52,8 +52,8 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                             REQUIRE((st.groups - 1) * st.group < k);
                         };
                         const int g8 = several::group_for(several::Kernel::tensor_staged, k);
-                        covers(several::plan_tensor_staged(m, n, k, layout, g8, 132, blocks_per_sm),
-                               several::kStagedRows, several::kStagedCols);
+                        const several::Plan st = several::plan_tensor_staged(m, n, k, layout, g8, 132, blocks_per_sm);
+                        covers(st, several::kStagedRows, several::staged_cols(st.whole_lines, st.group));
                         using several::FmaChunks;
                         covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, FmaChunks::narrow),
                                several::kFmaRows, several::kFmaCols);
@@ -92,6 +92,33 @@ TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[st
     const several::Plan packed = several::plan_tensor_staged(12345, 43483, 64, Layout::col, 64, 132, 2);
     REQUIRE(several::planned_traffic(packed, 12345, 43483, 64, Layout::col).x_elems ==
             (gemv::div_up(12345, several::kStagedRows) + 2) * 43483.0 * 64);
+}
+
+TEST_CASE("step 17: the staged tensor-core kernel takes wide chunks where every line starts on 16 bytes", "[step17]") {
+    const auto plan = [](std::int64_t m, std::int64_t n, int k, Layout layout) {
+        return several::plan_tensor_staged(m, n, k, layout, several::group_for(several::Kernel::tensor_staged, k), 132,
+                                           1);
+    };
+    // Row-major: rows on 16 bytes where n is a multiple of 8 (X's vectors then are too).
+    const several::Plan row = plan(14336, 4104, 16, Layout::row);  // 4104 columns: 32.06 wide chunks
+    REQUIRE(row.whole_lines);
+    REQUIRE(row.per % several::kStagedWideCols == 0);
+    REQUIRE_FALSE(plan(14336, 4100, 16, Layout::row).whole_lines);
+    REQUIRE_FALSE(plan(14336, 4097, 64, Layout::row).whole_lines);  // X packed, rows still odd
+    // Column-major: columns where m is, and X's vectors where n is or X is packed.
+    REQUIRE(plan(14336, 4096, 16, Layout::col).whole_lines);
+    REQUIRE_FALSE(plan(14337, 4096, 16, Layout::col).whole_lines);
+    REQUIRE_FALSE(plan(14336, 4097, 16, Layout::col).whole_lines);  // X where it lies: odd vectors
+    const several::Plan packed = plan(14336, 4097, 64, Layout::col);
+    REQUIRE(packed.pack_x);
+    REQUIRE(packed.whole_lines);
+    // Padded lines keep the narrower chunks.
+    REQUIRE_FALSE(plan(12345, 43483, 16, Layout::col).whole_lines);
+    // Wide chunks up to kStagedWideMost vectors a block; beyond, and with padded lines, narrow ones.
+    REQUIRE(several::staged_cols(true, several::kStagedWideMost) == several::kStagedWideCols);
+    REQUIRE(several::staged_cols(true, 2 * several::kStagedWideMost) == several::kStagedCols);
+    REQUIRE(several::staged_cols(false, 8) == several::kStagedCols);
+    REQUIRE(plan(14336, 4104, 64, Layout::row).per % several::kStagedWideCols != 0);  // 64 vectors: narrow
 }
 
 TEST_CASE("step 17: the staged FMA kernel packs X where n is not a multiple of 4 and X is small", "[step17]") {

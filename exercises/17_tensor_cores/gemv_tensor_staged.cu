@@ -9,12 +9,13 @@
 #include "staged_copy.cuh"
 #include "staged_launch.cuh"
 
-// The tensor cores, fed through shared memory: a block of 8 warps copies chunks of kStagedCols
-// columns of its kStagedRows rows of A, and the same columns of its vectors of X, into shared
-// memory with cp.async, kStages - 1 chunks ahead of its multiplies, as a GEMM does. The copies
-// wait in shared memory, not in registers, so the warps keep few registers (the sums) however
-// many bytes are in flight; and X is loaded once a block, not once a warp. Where every line starts
-// on 16 bytes, ldmatrix loads the fragments from shared memory, four 8 × 8 matrices an instruction.
+// The tensor cores, fed through shared memory: a block of 8 warps copies chunks of 64 or 128
+// columns (several::staged_cols) of its kStagedRows rows of A, and the same columns of its vectors
+// of X, into shared memory with cp.async, kStages - 1 chunks ahead of its multiplies, as a GEMM
+// does. The copies wait in shared memory, not in registers, so the warps keep few registers (the
+// sums) however many bytes are in flight; and X is loaded once a block, not once a warp. Where
+// every line starts on 16 bytes, ldmatrix loads the fragments from shared memory, four 8 × 8
+// matrices an instruction.
 // The accuracy bound is the one of gemv_tensor_cores.cu: each 16-column step starts from a zero
 // accumulator.
 namespace gemv::several {
@@ -22,27 +23,31 @@ namespace {
 
 using bf16 = __nv_bfloat16;
 constexpr int kThreads = several::kTensorThreads;
-constexpr int kRows = several::kStagedRows, kCols = several::kStagedCols, kStages = several::kStagedStages;
-// Lines in shared memory hold the 16-byte granules that cover them (staged_copy.cuh).
-constexpr int kPitchRow = staged::kPitch<bf16, kCols>;  // 72 elements, 9 granules
-constexpr int kPitchCol = staged::kPitch<bf16, kRows>;  // 136 elements, 17 granules
-constexpr int kPitchX = staged::kPitch<bf16, kCols>;
-template <bool row>
+constexpr int kRows = several::kStagedRows, kStages = several::kStagedStages;
+// A chunk's columns: more where lines lie whole and a block keeps few vectors (several::staged_cols).
+template <bool whole, int T>
+constexpr int kCols = several::staged_cols(whole, 8 * T);
+// Lines in shared memory hold the 16-byte granules that cover them (staged_copy.cuh): a row of A
+// or a vector of X a chunk's columns and a granule, a column of A 136 elements (17 granules).
+template <bool whole, int T>
+constexpr int kPitchRow = staged::kPitch<bf16, kCols<whole, T>>;
+constexpr int kPitchCol = staged::kPitch<bf16, kRows>;
+template <bool row, int T, bool whole>
 __host__ __device__ constexpr int a_stage() {
-    return row ? kRows * kPitchRow : kCols * kPitchCol;
+    return row ? kRows * kPitchRow<whole, T> : kCols<whole, T> * kPitchCol;
 }
-template <int T>
+template <int T, bool whole>
 __host__ __device__ constexpr int x_stage() {
-    return 8 * T * kPitchX;
+    return 8 * T * kPitchRow<whole, T>;
 }
-template <bool row, int T>
+template <bool row, int T, bool whole>
 constexpr int shared_bytes() {
-    return kStages * (a_stage<row>() + x_stage<T>()) * int(sizeof(bf16));
+    return kStages * (a_stage<row, T, whole>() + x_stage<T, whole>()) * int(sizeof(bf16));
 }
 // A chunk's copies, and the pitches of its lines in shared memory: padded, or whole and swizzled
 // (staged::place) where every line starts on a granule. The stages keep the padded size.
 template <bool row, int T, bool whole>
-using Copies = staged::ChunkCopies<bf16, row, kRows, kCols, 8 * T, kThreads, whole>;
+using Copies = staged::ChunkCopies<bf16, row, kRows, kCols<whole, T>, 8 * T, kThreads, whole>;
 
 // A fragment register's two columns c and c + 1, zero from column `limit` on (past the slice).
 __device__ __forceinline__ std::uint32_t zero_past(std::uint32_t v, int c, int limit) {
@@ -77,7 +82,7 @@ __device__ __forceinline__ void multiply_chunk_padded(const bf16* sA, const bf16
     };
 // BEGIN EXCERPT staged-step
 #pragma unroll
-    for (int step = 0; step < kCols / 16; ++step) {
+    for (int step = 0; step < kCols<false, T> / 16; ++step) {
         const int c = 16 * step + 2 * t;
         const std::uint32_t a0 = a(g, c), a1 = a(g + 8, c), a2 = a(g, c + 8), a3 = a(g + 8, c + 8);
 #pragma unroll
@@ -108,7 +113,7 @@ __device__ __forceinline__ void multiply_chunk_whole(const bf16* sA, const bf16*
                                      : shared_address(sA + (8 * (j / 2) + r) * pa) + ((2 * warp + j % 2) ^ r) * granule;
     const std::uint32_t x_line = shared_address(sX + (8 * (j / 2) + r) * px);
 #pragma unroll
-    for (int step = 0; step < kCols / 16; ++step) {
+    for (int step = 0; step < kCols<true, T> / 16; ++step) {
         std::uint32_t a[4];
         if constexpr (row)
             load_matrices_x4(a, a_line + ((2 * step + j / 2) ^ r) * granule);
@@ -150,7 +155,7 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
 
 // BEGIN EXCERPT staged-kernel
 // The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
-// `per` columns (a multiple of kCols); where there are several, partial sums are added into a
+// `per` columns (a multiple of a chunk's); where there are several, partial sums are added into a
 // zeroed Y. Vector v of X starts at X + v·ldx; a_even and x_even: n and ldx are even (see
 // multiply_chunk); whole: every line of A and X starts on a granule (Copies).
 template <bool row, int T, bool a_even, bool x_even, bool whole>
@@ -159,15 +164,16 @@ __global__ void __launch_bounds__(kThreads)
                   std::int64_t per, std::int64_t row_blocks, bool atomic) {
     extern __shared__ __align__(16) unsigned char shared[];
     bf16* sA = reinterpret_cast<bf16*>(shared);
-    bf16* sX = sA + kStages * a_stage<row>();
+    constexpr int cols = kCols<whole, T>;
+    bf16* sX = sA + kStages * a_stage<row, T, whole>();
     const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
     const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
     const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
-    const int chunks = int((j1 - j0 + kCols - 1) / kCols);
+    const int chunks = int((j1 - j0 + cols - 1) / cols);
     const Copies<row, T, whole> copies(m, n, k, ldx, i0, j0, v0, chunks);
     const auto copy = [&](int c) {  // chunk c into its slot
-        copies.copy(sA + c % kStages * a_stage<row>(), sX + c % kStages * x_stage<T>(), A, X, c);
+        copies.copy(sA + c % kStages * a_stage<row, T, whole>(), sX + c % kStages * x_stage<T, whole>(), A, X, c);
     };
     // BEGIN EXCERPT staged-pipeline
     for (int c = 0; c < kStages - 1; ++c) {  // the first chunks in flight
@@ -186,11 +192,11 @@ __global__ void __launch_bounds__(kThreads)
         __syncthreads();                     // for every thread, and every warp is done with chunk c - 1
         if (c + kStages - 1 < chunks) copy(c + kStages - 1);  // into the slot of chunk c - 1
         staged::commit_copies();
-        const std::int64_t jc = j0 + std::int64_t(c) * kCols;
-        const bf16* a = sA + c % kStages * a_stage<row>();
-        const bf16* x = sX + c % kStages * x_stage<T>();
-        if (jc + kCols <= j1)
-            multiply_chunk<row, T, a_even, x_even, whole, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, kCols);
+        const std::int64_t jc = j0 + std::int64_t(c) * cols;
+        const bf16* a = sA + c % kStages * a_stage<row, T, whole>();
+        const bf16* x = sX + c % kStages * x_stage<T, whole>();
+        if (jc + cols <= j1)
+            multiply_chunk<row, T, a_even, x_even, whole, false>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, cols);
         else
             multiply_chunk<row, T, a_even, x_even, whole, true>(a, x, sum, warp, g, t, s_lo, s_hi, s_x, int(j1 - jc));
     }
@@ -220,18 +226,21 @@ template <bool row, int T, bool a_even, bool x_even, bool whole>
 const void* prepared() {
     static const cudaError_t allowed =
         cudaFuncSetAttribute(tensor_staged<row, T, a_even, x_even, whole>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             shared_bytes<row, T>());
+                             shared_bytes<row, T, whole>());
     GEMV_CUDA_CHECK(allowed);
     return reinterpret_cast<const void*>(&tensor_staged<row, T, a_even, x_even, whole>);
 }
 
-// The instance the report and the occupancy stand for: n and ldx odd, lines padded (a whole-line
-// instance may take other registers; the shared memory, which bounds the blocks an SM, is the same).
-staged::Instance instance_for(int group, gemv::Layout layout) {
-    return staged::with_layout_and_tiles(group, layout, [](auto row, auto tiles) {
+// The instance the report and the occupancy stand for: whole lines, or padded ones with n and ldx
+// odd (the other padded instances may take other registers; their shared memory, which bounds the
+// blocks an SM, is the same).
+staged::Instance instance_for(int group, gemv::Layout layout, bool whole_lines) {
+    return staged::with_layout_and_tiles(group, layout, [&](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        return staged::Instance{prepared<R, T, false, false, false>(), std::size_t(shared_bytes<R, T>())};
+        if (whole_lines)
+            return staged::Instance{prepared<R, T, true, true, true>(), std::size_t(shared_bytes<R, T, true>())};
+        return staged::Instance{prepared<R, T, false, false, false>(), std::size_t(shared_bytes<R, T, false>())};
     });
 }
 
@@ -240,18 +249,20 @@ void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t l
             std::int64_t n, int k, cudaStream_t s) {
     prepared<row, T, a_even, x_even, whole>();
     tensor_staged<row, T, a_even, x_even, whole>
-        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, shared_bytes<row, T>(), s>>>(
+        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, shared_bytes<row, T, whole>(), s>>>(
             A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
-// Every line on a granule: whole lines (column-major A takes no 4-byte pairs, so a_even does not
-// matter there); n even: every pair of columns aligned; n odd, X read where it lies (x_even false)
-// or packed.
+// Whole lines where the plan says so (several::staged_whole_lines; column-major A takes no 4-byte
+// pairs, so a_even does not matter there); n even: every pair of columns aligned; n odd, X read
+// where it lies (x_even false) or packed.
 template <bool row, int T>
 void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
     constexpr int g = staged::kGranule<bf16>;
-    if ((row ? n : m) % g == 0 && ldx % g == 0) return launch<row, T, true, true, true>(p, A, X, ldx, Y, m, n, k, s);
+    if (p.whole_lines != ((row ? n : m) % g == 0 && ldx % g == 0))
+        throw std::logic_error("gemv_tensor_staged: the plan's whole lines do not match A and X");
+    if (p.whole_lines) return launch<row, T, true, true, true>(p, A, X, ldx, Y, m, n, k, s);
     if (n % 2 == 0)
         launch<row, T, true, true>(p, A, X, ldx, Y, m, n, k, s);
     else if (ldx % 2 == 0)
@@ -263,11 +274,11 @@ void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t l
 }  // namespace
 
 gemv::Launch tensor_staged_launch(const several::Plan& p, gemv::Layout layout) {
-    return staged::launch_of(p, instance_for(p.group, layout));
+    return staged::launch_of(p, instance_for(p.group, layout, p.whole_lines));
 }
 
-int tensor_staged_blocks_per_sm(int group, gemv::Layout layout) {
-    return staged::blocks_per_sm(instance_for(group, layout), kThreads);
+int tensor_staged_blocks_per_sm(int group, gemv::Layout layout, bool whole_lines) {
+    return staged::blocks_per_sm(instance_for(group, layout, whole_lines), kThreads);
 }
 
 void gemv_tensor_staged(const several::Plan& p, gemv::Layout layout, const bf16* A, const bf16* X, float* Y,

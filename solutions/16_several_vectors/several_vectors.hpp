@@ -54,15 +54,16 @@ const char* to_string(FmaChunks chunks);
 // by side and read A's bytes from L2 the second time.
 struct Plan {
     Kernel kernel = Kernel::register_blocked;
-    int group = 1;            // vectors a thread (register-blocked), warp or block (step 17's) keeps
-    int rows_per_warp = 1;    // register-blocked: R (rows_per_warp_for, rows_per_lane_col)
-    std::int64_t blocks = 0;  // blocks of rows
-    int threads = 256;        // a block
-    int slices = 1;           // grid.y
-    std::int64_t per = 0;     // columns of A a slice takes
-    int groups = 1;           // ceil(k / group)
-    int shared = 1;           // step 17, tensor cores: groups of vectors a block holds side by side
-    bool pack_x = false;      // step 17, staged kernels: X copied first into vectors on 16 bytes
+    int group = 1;             // vectors a thread (register-blocked), warp or block (step 17's) keeps
+    int rows_per_warp = 1;     // register-blocked: R (rows_per_warp_for, rows_per_lane_col)
+    std::int64_t blocks = 0;   // blocks of rows
+    int threads = 256;         // a block
+    int slices = 1;            // grid.y
+    std::int64_t per = 0;      // columns of A a slice takes
+    int groups = 1;            // ceil(k / group)
+    int shared = 1;            // step 17, tensor cores: groups of vectors a block holds side by side
+    bool pack_x = false;       // step 17, staged kernels: X copied first into vectors on 16 bytes
+    bool whole_lines = false;  // step 17, staged tensor cores: every line of A and X on 16 bytes
     // step 17, staged FMA kernel: the chunks it copies (narrow, wide or of few rows)
     FmaChunks chunks = FmaChunks::narrow;
     bool atomic() const { return slices > 1; }

@@ -83,12 +83,12 @@ void slice_by_waves(Plan& p, std::int64_t n, int chunk_cols, int sm_count, int b
 
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm) {
-    (void)layout;  // both layouts take the same grid
     Plan p = tile_plan(Kernel::tensor_staged, k, group, "staged tensor-core", "block");
     p.blocks = div_up(m, kStagedRows);
     require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
-    slice_by_waves(p, n, kStagedCols, sm_count, blocks_per_sm);
-    p.pack_x = n % 2 != 0 && group >= 32 && m >= 16 * std::int64_t(k);
+    p.pack_x = staged_packs_x(m, n, k, group);
+    p.whole_lines = staged_whole_lines(layout, m, n, p.pack_x);
+    slice_by_waves(p, n, staged_cols(p.whole_lines, group), sm_count, blocks_per_sm);
     return p;
 }
 

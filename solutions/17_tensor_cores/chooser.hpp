@@ -46,11 +46,36 @@ constexpr int kTensorStepRow = 32;
 constexpr int kTensorStepCol = 16;
 // The staged tensor-core kernel (gemv_tensor_staged.cu): a block of 8 warps takes kStagedRows rows
 // (16 a warp) and all of its group's 8·T vectors, and copies chunks of kStagedCols columns of A
-// and X into shared memory kStagedStages - 1 chunks ahead of its multiplies (cp.async). Slices of
-// the columns are a multiple of a chunk.
+// and X (kStagedWideCols where staged_cols says, below) into shared memory kStagedStages - 1 chunks
+// ahead of its multiplies (cp.async). Slices of the columns are a multiple of a chunk.
 constexpr int kStagedRows = 128;
 constexpr int kStagedCols = 64;
 constexpr int kStagedStages = 4;
+// Where every line of A and X starts on 16 bytes (8 bf16): rows of row-major A where n is a
+// multiple of 8, columns of column-major A where m is, and X's vectors where the distance between
+// them is (n, or n rounded up where X is packed). Such lines lie whole in shared memory and their
+// fragments come with ldmatrix (whole lines).
+constexpr bool staged_whole_lines(gemv::Layout layout, std::int64_t m, std::int64_t n, bool pack_x) {
+    const bool x_whole = pack_x || n % 8 == 0;
+    return (layout == gemv::Layout::row ? n % 8 == 0 : m % 8 == 0) && x_whole;
+}
+// With whole lines and up to kStagedWideMost vectors a block, a chunk takes kStagedWideCols
+// columns: twice the bytes a barrier and a stage, and one block an SM rather than two. On the H200
+// that took 0.84-0.90 of the time at 14336 × 4096 with 4 to 32 vectors, both layouts (0.88-1.03
+// on the other shapes); with 64 vectors, where one block an SM no longer keeps up with its
+// multiplies, up to 1.15 times as long, and with padded lines, whose multiplies cost more, up to
+// 1.38 (slides/data/step16/h200_staged_wide_chunks.csv, h200_staged_wide_chunks_everywhere.csv).
+constexpr int kStagedWideCols = 128;
+constexpr int kStagedWideMost = 32;
+constexpr int staged_cols(bool whole_lines, int group) {
+    return whole_lines && group <= kStagedWideMost ? kStagedWideCols : kStagedCols;
+}
+// X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
+// (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's
+// columns read as 2 bytes each cost the multiplies more than the copy.
+constexpr bool staged_packs_x(std::int64_t m, std::int64_t n, int k, int group) {
+    return n % 2 != 0 && group >= 32 && m >= 16 * std::int64_t(k);
+}
 // The staged FMA kernel (gemv_fma_staged.cu, float): a block of 4 warps takes kFmaRows rows and
 // its group's 8·T vectors, and copies chunks of kFmaCols columns of A and X into shared memory
 // kFmaStages - 1 chunks ahead. A thread keeps a tile of 4 × 4 to 16 × 8 rows × vectors of sums
@@ -126,11 +151,10 @@ constexpr int tensor_rows_per_block(gemv::Layout layout, int shared) {
 // gemv::UsageError for a k or shape it cannot take.
 Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
 // The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
-// occupancy API): the slices are the count whose waves of blocks take the least time, a block
-// costing its chunks plus two for filling its pipeline, so that the last wave is not mostly empty.
-// X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
-// (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's
-// columns read as 2 bytes each cost the multiplies more than the copy.
+// occupancy API, of the instance for whole lines where staged_whole_lines says so, else for padded
+// ones): the slices are the count whose waves of blocks take the least time, a block costing its
+// chunks plus two for filling its pipeline, so that the last wave is not mostly empty. X packed
+// where staged_packs_x says.
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm);
 

@@ -29,10 +29,10 @@ void gemv_tensor_cores(const several::Plan& plan, gemv::Layout layout, const __n
 // X copied with cp.async ahead of the multiplies, as the aligned 16 bytes that cover each line.
 void gemv_tensor_staged(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
                         float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
-// Its launch (with its shared memory) for the occupancy report, and the blocks an SM holds, for
-// plan_tensor_staged.
+// Its launch (with its shared memory) for the occupancy report, and the blocks an SM holds of the
+// instance for whole or padded lines, for plan_tensor_staged.
 gemv::Launch tensor_staged_launch(const several::Plan& plan, gemv::Layout layout);
-int tensor_staged_blocks_per_sm(int group, gemv::Layout layout);
+int tensor_staged_blocks_per_sm(int group, gemv::Layout layout, bool whole_lines);
 
 // Float on FP32 FMA fed through shared memory (gemv_fma_staged.cu): the same staging, a thread
 // keeping a tile of rows × vectors of sums, as an SGEMM does. Its launch and blocks an SM, for
@@ -63,6 +63,15 @@ inline several::Plan fma_staged_plan(std::int64_t m, std::int64_t n, int k, gemv
     return fma_staged_plan(m, n, k, layout, group, sm_count, several::fma_chunks(layout, group, m, n));
 }
 
+// The staged tensor-core kernel's plan on this GPU: its blocks an SM from the occupancy of the
+// instance for the problem's lines (whole or padded).
+inline several::Plan tensor_staged_plan(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group,
+                                        int sm_count) {
+    const bool whole = several::staged_whole_lines(layout, m, n, several::staged_packs_x(m, n, k, group));
+    return several::plan_tensor_staged(m, n, k, layout, group, sm_count,
+                                       tensor_staged_blocks_per_sm(group, layout, whole));
+}
+
 // The tensor-core kernel keeping `group` vectors a warp, for the occupancy report.
 const void* tensor_cores_kernel_for(int group, gemv::Layout layout);
 
@@ -87,8 +96,7 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
         case several::Kernel::tensor_cores:
             return several::plan_tensor_cores(m, n, k, layout, choice.group, sm_count);
         case several::Kernel::tensor_staged:
-            return several::plan_tensor_staged(m, n, k, layout, choice.group, sm_count,
-                                               tensor_staged_blocks_per_sm(choice.group, layout));
+            return tensor_staged_plan(m, n, k, layout, choice.group, sm_count);
         case several::Kernel::fma_staged:
             return fma_staged_plan(m, n, k, layout, choice.group, sm_count);
         default:

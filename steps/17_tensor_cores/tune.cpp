@@ -57,8 +57,7 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         for (int g : several::kTensorGroups) {
             if (!several::group_half_filled(g, k)) continue;
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
-            plans.push_back(several::plan_tensor_staged(m, n, k, layout, g, facts.sm_count,
-                                                        several::tensor_staged_blocks_per_sm(g, layout)));
+            plans.push_back(several::tensor_staged_plan(m, n, k, layout, g, facts.sm_count));
         }
     }
     return plans;
