@@ -112,6 +112,11 @@ TEST_CASE("step 17: the staged tensor-core kernel takes wide chunks where every 
     const several::Plan packed = plan(14336, 4097, 64, Layout::col);
     REQUIRE(packed.pack_x);
     REQUIRE(packed.whole_lines);
+    // Wide chunks' blocks are held back by DRAM alone: a last wave of 92 blocks on 132 SMs (28672
+    // rows, one block an SM) counts as its share of a full one, and one slice beats four; few
+    // blocks are still sliced.
+    REQUIRE(plan(28672, 8192, 16, Layout::row).slices == 1);
+    REQUIRE(plan(4096, 14336, 16, Layout::row).slices == 4);
     // Padded lines keep the narrower chunks.
     REQUIRE_FALSE(plan(12345, 43483, 16, Layout::col).whole_lines);
     // Wide chunks up to kStagedWideMost vectors a block; beyond, and with padded lines, narrow ones.

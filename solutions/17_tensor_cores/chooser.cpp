@@ -65,14 +65,18 @@ namespace {
 
 // The slices of a staged kernel's plan: the count whose waves of blocks take the least time, a
 // block costing its chunks plus two for filling its pipeline, so that the last wave is not mostly
-// empty.
-void slice_by_waves(Plan& p, std::int64_t n, int chunk_cols, int sm_count, int blocks_per_sm) {
+// empty. A last wave with fewer blocks than the SMs hold counts as a full one, or, where its blocks
+// are held back by DRAM alone, as its share of one, down to `busy_enough` (kBusyEnough).
+void slice_by_waves(Plan& p, std::int64_t n, int chunk_cols, int sm_count, int blocks_per_sm,
+                    double busy_enough = 1.0) {
     const std::int64_t chunks = div_up(n, chunk_cols);
     const std::int64_t slots = std::int64_t(std::max(1, sm_count)) * std::max(1, blocks_per_sm);
     std::int64_t slices = 1;
     double best = 0;
     for (std::int64_t s = 1; s <= std::min<std::int64_t>(chunks, 1024); ++s) {
-        const double cost = double(div_up(p.blocks * p.groups * s, slots)) * double(div_up(chunks, s) + 2);
+        const std::int64_t blocks = p.blocks * p.groups * s, last = blocks % slots;
+        const double waves = double(blocks / slots) + (last ? std::max(double(last) / slots, busy_enough) : 0.0);
+        const double cost = waves * double(div_up(chunks, s) + 2);
         if (s == 1 || cost < best * 0.999) best = cost, slices = s;
     }
     p.per = div_up(chunks, slices) * chunk_cols;
@@ -88,7 +92,8 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
     require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
     p.pack_x = staged_packs_x(m, n, k, group);
     p.whole_lines = staged_whole_lines(layout, m, n, p.pack_x);
-    slice_by_waves(p, n, staged_cols(p.whole_lines, group), sm_count, blocks_per_sm);
+    const bool wide = staged_cols(p.whole_lines, group) == kStagedWideCols;
+    slice_by_waves(p, n, staged_cols(p.whole_lines, group), sm_count, blocks_per_sm, wide ? kBusyEnough : 1.0);
     return p;
 }
 

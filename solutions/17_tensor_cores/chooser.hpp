@@ -155,6 +155,14 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 // ones): the slices are the count whose waves of blocks take the least time, a block costing its
 // chunks plus two for filling its pipeline, so that the last wave is not mostly empty. X packed
 // where staged_packs_x says.
+// With wide chunks (staged_cols), whose blocks DRAM alone holds back, a last wave that fills
+// kBusyEnough of the SMs or more takes about as long as its share of a full one: fewer blocks read
+// DRAM as fast, each faster. Counted as a full wave, it made the plan slice 28672 × 8192
+// row-major (224 blocks, one an SM) with 16 vectors into 4, where one slice (1.7 waves) took 0.89
+// of the time. Blocks of narrow chunks, whose multiplies weigh, took 1.06-1.16 times as long so:
+// for them a last wave counts in full (H200, slides/data/step16/h200_staged_slices_wide.csv,
+// h200_staged_last_wave.csv).
+constexpr double kBusyEnough = 0.8;
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm);
 
