@@ -64,7 +64,8 @@ constexpr bool staged_whole_lines(gemv::Layout layout, std::int64_t m, std::int6
 // that took 0.84-0.90 of the time at 14336 × 4096 with 4 to 32 vectors, both layouts (0.88-1.03
 // on the other shapes); with 64 vectors, where one block an SM no longer keeps up with its
 // multiplies, up to 1.15 times as long, and with padded lines, whose multiplies cost more, up to
-// 1.38 (slides/data/step16/h200_staged_wide_chunks.csv, h200_staged_wide_chunks_everywhere.csv).
+// 1.38 (slides/data/step16/h200_staged_wide_chunks.csv, h200_staged_wide_chunks_whole_lines.csv,
+// h200_staged_wide_chunks_everywhere.csv).
 constexpr int kStagedWideCols = 128;
 constexpr int kStagedWideMost = 32;
 constexpr int staged_cols(bool whole_lines, int group) {
@@ -159,7 +160,7 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 // kBusyEnough of the SMs or more takes about as long as its share of a full one: fewer blocks read
 // DRAM as fast, each faster. Counted as a full wave, it made the plan slice 28672 × 8192
 // row-major (224 blocks, one an SM) with 16 vectors into 4, where one slice (1.7 waves) took 0.89
-// of the time. Blocks of narrow chunks, whose multiplies weigh, took 1.06-1.16 times as long so:
+// of the time. Blocks of narrow chunks, whose multiplies weigh, took up to 1.16 times as long so:
 // for them a last wave counts in full (H200, slides/data/step16/h200_staged_slices_wide.csv,
 // h200_staged_last_wave.csv).
 constexpr double kBusyEnough = 0.8;
