@@ -62,9 +62,8 @@ TEST_CASE("step 17: the staged tensor-core kernel is right for every group, shap
         41, several::kTensorGroups, [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
             // The plan's slices, and many more (as on a GPU with many more SMs): both the stored and
             // the added partial sums.
-            const bool whole = several::staged_whole_lines(layout, d.m, d.n, several::staged_packs_x(d.m, d.n, k, g));
-            for (int blocks_per_sm : {several::tensor_staged_blocks_per_sm(g, layout, whole), 64}) {
-                const several::Plan plan = several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, blocks_per_sm);
+            for (const several::Plan& plan : {several::tensor_staged_plan(d.m, d.n, k, layout, g, sms),
+                                              several::plan_tensor_staged(d.m, d.n, k, layout, g, sms, 64)}) {
                 require_right<__nv_bfloat16>(
                     p, [&] { several::gemv_tensor_staged(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
                     what<__nv_bfloat16>(d, layout, k,

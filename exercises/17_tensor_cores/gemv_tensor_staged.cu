@@ -27,18 +27,19 @@ constexpr int kRows = several::kStagedRows, kStages = several::kStagedStages;
 // A chunk's columns: more where lines lie whole and a block keeps few vectors (several::staged_cols).
 template <bool whole, int T>
 constexpr int kCols = several::staged_cols(whole, 8 * T);
-// Lines in shared memory hold the 16-byte granules that cover them (staged_copy.cuh): a row of A
-// or a vector of X a chunk's columns and a granule, a column of A 136 elements (17 granules).
+// Lines in shared memory hold the 16-byte granules that cover them (staged_copy.cuh): a line of a
+// chunk's columns (a row of A, a vector of X) a granule more than them, a line of the block's rows
+// (a column of A) 136 elements, 17 granules.
 template <bool whole, int T>
-constexpr int kPitchRow = staged::kPitch<bf16, kCols<whole, T>>;
-constexpr int kPitchCol = staged::kPitch<bf16, kRows>;
+constexpr int kPitchCols = staged::kPitch<bf16, kCols<whole, T>>;
+constexpr int kPitchRows = staged::kPitch<bf16, kRows>;
 template <bool row, int T, bool whole>
 __host__ __device__ constexpr int a_stage() {
-    return row ? kRows * kPitchRow<whole, T> : kCols<whole, T> * kPitchCol;
+    return row ? kRows * kPitchCols<whole, T> : kCols<whole, T> * kPitchRows;
 }
 template <int T, bool whole>
 __host__ __device__ constexpr int x_stage() {
-    return 8 * T * kPitchRow<whole, T>;
+    return 8 * T * kPitchCols<whole, T>;
 }
 template <bool row, int T, bool whole>
 constexpr int shared_bytes() {

@@ -92,8 +92,8 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
     require_grid(p.blocks * p.groups);  // grid.x: the blocks of rows of every group side by side
     p.pack_x = staged_packs_x(m, n, k, group);
     p.whole_lines = staged_whole_lines(layout, m, n, p.pack_x);
-    const bool wide = staged_cols(p.whole_lines, group) == kStagedWideCols;
-    slice_by_waves(p, n, staged_cols(p.whole_lines, group), sm_count, blocks_per_sm, wide ? kBusyEnough : 1.0);
+    const int cols = staged_cols(p.whole_lines, group);
+    slice_by_waves(p, n, cols, sm_count, blocks_per_sm, cols == kStagedWideCols ? kBusyEnough : 1.0);
     return p;
 }
 

@@ -54,7 +54,7 @@ constexpr int kStagedStages = 4;
 // Where every line of A and X starts on 16 bytes (8 bf16): rows of row-major A where n is a
 // multiple of 8, columns of column-major A where m is, and X's vectors where the distance between
 // them is (n, or n rounded up where X is packed). Such lines lie whole in shared memory and their
-// fragments come with ldmatrix (whole lines).
+// fragments come with ldmatrix.
 constexpr bool staged_whole_lines(gemv::Layout layout, std::int64_t m, std::int64_t n, bool pack_x) {
     const bool x_whole = pack_x || n % 8 == 0;
     return (layout == gemv::Layout::row ? n % 8 == 0 : m % 8 == 0) && x_whole;
@@ -71,6 +71,14 @@ constexpr int kStagedWideMost = 32;
 constexpr int staged_cols(bool whole_lines, int group) {
     return whole_lines && group <= kStagedWideMost ? kStagedWideCols : kStagedCols;
 }
+// With wide chunks (staged_cols), whose blocks DRAM alone holds back, a last wave that fills
+// kBusyEnough of the SMs or more takes about as long as its share of a full one: fewer blocks read
+// DRAM as fast, each faster. Counted as a full wave, it made the plan slice 28672 × 8192
+// row-major (224 blocks, one an SM) with 16 vectors into 4, where one slice (1.7 waves) took 0.89
+// of the time. Blocks of narrow chunks, whose multiplies weigh, took up to 1.16 times as long so:
+// for them a last wave counts in full (H200, slides/data/step16/h200_staged_slices_wide.csv,
+// h200_staged_last_wave.csv).
+constexpr double kBusyEnough = 0.8;
 // X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
 // (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's
 // columns read as 2 bytes each cost the multiplies more than the copy.
@@ -154,16 +162,9 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 // The staged kernel's blocks take much shared memory, so few fit an SM (blocks_per_sm, from the
 // occupancy API, of the instance for whole lines where staged_whole_lines says so, else for padded
 // ones): the slices are the count whose waves of blocks take the least time, a block costing its
-// chunks plus two for filling its pipeline, so that the last wave is not mostly empty. X packed
-// where staged_packs_x says.
-// With wide chunks (staged_cols), whose blocks DRAM alone holds back, a last wave that fills
-// kBusyEnough of the SMs or more takes about as long as its share of a full one: fewer blocks read
-// DRAM as fast, each faster. Counted as a full wave, it made the plan slice 28672 × 8192
-// row-major (224 blocks, one an SM) with 16 vectors into 4, where one slice (1.7 waves) took 0.89
-// of the time. Blocks of narrow chunks, whose multiplies weigh, took up to 1.16 times as long so:
-// for them a last wave counts in full (H200, slides/data/step16/h200_staged_slices_wide.csv,
-// h200_staged_last_wave.csv).
-constexpr double kBusyEnough = 0.8;
+// chunks plus two for filling its pipeline, so that the last wave is not mostly empty (a last wave
+// of wide chunks counted as kBusyEnough says). Chunks as staged_cols says, X packed where
+// staged_packs_x does.
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm);
 
