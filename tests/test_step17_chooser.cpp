@@ -62,6 +62,13 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                         if (several::fma_wide_compiled(layout, g8))
                             covers(several::plan_fma_staged(m, n, k, layout, g8, 132, blocks_per_sm, FmaChunks::wide),
                                    several::kFmaWideRows, several::kFmaWideCols);
+                        // The bulk kernel's lines: n rounded to a multiple of 8, m too (column-major).
+                        const std::int64_t m8 = layout == Layout::row ? m : (m + 7) / 8 * 8, n8 = (n + 7) / 8 * 8;
+                        if (several::bulk_fits(layout, m8, n8)) {
+                            const several::Plan b =
+                                several::plan_tensor_bulk(m8, n8, k, layout, g8, 132 * blocks_per_sm);
+                            covers(b, several::kBulkRows, several::kBulkCols);
+                        }
                     }
                 }
     REQUIRE_THROWS_AS(several::plan_tensor_cores(10, 10, 4, Layout::row, 12, 132), gemv::UsageError);
@@ -70,6 +77,28 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                       gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_fma_staged(10, 10, 0, Layout::col, 8, 132, 2, several::FmaChunks::narrow),
                       gemv::UsageError);
+}
+
+TEST_CASE("step 17: the bulk kernel takes lines on 16 bytes, and slices until half of the SMs have blocks",
+          "[step17]") {
+    REQUIRE(several::bulk_fits(Layout::row, 14335, 4096));
+    REQUIRE_FALSE(several::bulk_fits(Layout::col, 14335, 4096));  // a column of A starts on 2 bytes
+    REQUIRE_FALSE(several::bulk_fits(Layout::row, 14336, 4097));  // a row of A and a vector of X
+    REQUIRE_FALSE(several::bulk_fits(Layout::col, 14336, 4100));  // a vector of X
+    REQUIRE_FALSE(several::bulk_fits(Layout::row, 14336, several::kBulkLeastCols - 8));
+    REQUIRE(several::bulk_fits(Layout::col, 8, several::kBulkLeastCols));
+    REQUIRE_THROWS_AS(several::plan_tensor_bulk(14336, 4097, 64, Layout::row, 64, 132), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_tensor_bulk(14336, 4096, 64, Layout::row, 12, 132), gemv::UsageError);
+    const auto slices = [](std::int64_t m, std::int64_t n, int k) {
+        return several::plan_tensor_bulk(m, n, k, Layout::row, several::group_for(several::Kernel::tensor_bulk, k), 132)
+            .slices;
+    };
+    REQUIRE(slices(14336, 4096, 64) == 1);  // 112 blocks
+    REQUIRE(slices(8192, 8192, 64) == 1);   // 64 blocks: half of the SMs
+    REQUIRE(slices(4096, 14336, 64) == 2);  // 32 blocks
+    REQUIRE(slices(1024, 4096, 64) == 8);   // 8 blocks
+    REQUIRE(slices(1024, 4096, 256) == 2);  // 8 blocks in 4 groups
+    REQUIRE(slices(8, 256, 1) == 2);        // never more than the chunks
 }
 
 TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[step17]") {
@@ -223,6 +252,25 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
             for (Precision precision : {Precision::f32, Precision::bf16})
                 REQUIRE(kernels(precision, k, layout, 7) == std::vector{Kernel::register_blocked});
         }
+    // The bulk kernel: bf16 only, where the GPU runs it and the problem fits it.
+    using V = std::vector<Kernel>;
+    const auto with_bulk = [](Precision precision, Layout layout, std::int64_t m, std::int64_t n, bool runs) {
+        V out;
+        for (const several::Candidate& c : several::candidates(precision, 16, layout, 9, m, n, runs)) {
+            out.push_back(c.kernel);
+            if (c.kernel == Kernel::tensor_bulk) REQUIRE(c.group == 16);
+        }
+        return out;
+    };
+    const V staged = {Kernel::register_blocked, Kernel::tensor_cores, Kernel::tensor_staged};
+    V bulk = staged;
+    bulk.push_back(Kernel::tensor_bulk);
+    REQUIRE(with_bulk(Precision::bf16, Layout::row, 14336, 4096, true) == bulk);
+    REQUIRE(with_bulk(Precision::bf16, Layout::col, 14336, 4096, true) == bulk);
+    REQUIRE(with_bulk(Precision::bf16, Layout::row, 14336, 4096, false) == staged);
+    REQUIRE(with_bulk(Precision::bf16, Layout::col, 14335, 4096, true) == staged);
+    REQUIRE(with_bulk(Precision::f32, Layout::row, 14336, 4096, true) ==
+            V{Kernel::register_blocked, Kernel::fma_staged});
     REQUIRE(several::candidates(Precision::bf16, 64, Layout::row, 9)[1].group == several::kTensorMostRow);
     REQUIRE(several::candidates(Precision::bf16, 64, Layout::col, 9)[1].group == several::kTensorMostCol);
     REQUIRE_THROWS_AS(several::candidates(Precision::f32, 0, Layout::row, 9), gemv::UsageError);
@@ -230,6 +278,7 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
     // The roof each kernel is held to: the staged FMA kernel is FP32 FMA, like the register-blocked one.
     REQUIRE(several::on_tensor_cores(Kernel::tensor_cores));
     REQUIRE(several::on_tensor_cores(Kernel::tensor_staged));
+    REQUIRE(several::on_tensor_cores(Kernel::tensor_bulk));
     REQUIRE_FALSE(several::on_tensor_cores(Kernel::fma_staged));
     REQUIRE_FALSE(several::on_tensor_cores(Kernel::register_blocked));
     REQUIRE(several::group_for(Kernel::register_blocked, 3) == 4);

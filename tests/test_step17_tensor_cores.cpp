@@ -1,7 +1,7 @@
 // Step 17: every kernel that keeps 8·T vectors, and the chooser's pick, is right on the awkward
 // shapes for k = 1 … 256, both layouts: every element of Y within the bound of a float sum of the
-// stored values. The tensor cores (both kernels, bf16) where the GPU has bf16 MMA (compute
-// capability 8.0 or later); the staged FMA kernel in float.
+// stored values. The tensor cores (bf16) where the GPU has bf16 MMA (compute capability 8.0 or
+// later), the bulk kernel where it runs (9.0, built for sm_90a); the staged FMA kernel in float.
 #include <string>
 
 #include "chooser.hpp"
@@ -73,6 +73,36 @@ TEST_CASE("step 17: the staged tensor-core kernel is right for every group, shap
         });
 }
 
+TEST_CASE("step 17: the bulk tensor-core kernel is right for every group, shape, layout and k", "[step17][gpu]") {
+    if (!several::tensor_bulk_runs_here()) {
+        WARN("the bulk kernel runs on compute capability 9.0, built for sm_90a: nothing to check on this GPU");
+        return;
+    }
+    const int sms = sm_count();
+    // Shapes it takes (bulk_fits): a chunk of 128 columns cut at the end (2120, 1000), n at the
+    // least (256), few rows and a block of rows and a bit, m odd where A is row-major.
+    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
+        for (const gemv_test::Dims d :
+             {gemv_test::Dims{1000, 4096}, {264, 2120}, {136, 1000}, {8, 256}, {3, 4104}, {4097, 264}}) {
+            if (!several::bulk_fits(layout, d.m, d.n)) continue;
+            for (int k : vectors_for(d)) {
+                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, 47, k);
+                for (int g : several::kTensorGroups) {
+                    if (!several::group_half_filled(g, k)) continue;
+                    // The plan's slices, and many more (as on a GPU with many more SMs).
+                    for (int s : {sms, 64 * sms}) {
+                        const several::Plan plan = several::plan_tensor_bulk(d.m, d.n, k, layout, g, s);
+                        require_right<__nv_bfloat16>(
+                            p, [&] { several::gemv_tensor_bulk(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                            what<__nv_bfloat16>(d, layout, k,
+                                                "tensor cores, bulk, " + std::to_string(g) + " vectors a block, " +
+                                                    std::to_string(plan.slices) + " slices"));
+                    }
+                }
+            }
+        }
+}
+
 TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layout and k", "[step17][gpu]") {
     const int sms = sm_count();
     for_each_tiled_case<float>(
@@ -104,13 +134,15 @@ TEMPLATE_TEST_CASE("step 17: the chooser's pick is right, run twice on the same 
                    __nv_bfloat16) {
     const gemv::DeviceFacts facts = gemv::query_device();
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
-        for (const gemv_test::Dims d : {gemv_test::Dims{997, 1009}, {4097, 33}, {3, 100003}})
+        for (const gemv_test::Dims d : {gemv_test::Dims{997, 1009}, {4097, 33}, {3, 100003}, {264, 2120}})
             for (int k : kVectors) {
                 gemv::DeviceProblem<TestType> p(gemv::Shape{d.m, d.n, layout}, 37, k);
                 const several::Chosen chosen =
                     several::choose_by_timing<TestType>(facts, layout, p.A(), p.x(), p.y(), d.m, d.n, k);
-                REQUIRE(chosen.plans.size() ==
-                        several::candidates(gemv::precision_of<TestType>(), k, layout, facts.cc_major).size());
+                REQUIRE(chosen.plans.size() == several::candidates(gemv::precision_of<TestType>(), k, layout,
+                                                                   facts.cc_major, d.m, d.n,
+                                                                   several::tensor_bulk_runs_here())
+                                                   .size());
                 // At k = 1 step 11's versatile kernel is timed too, its launch after the plans'.
                 REQUIRE(chosen.versatile.has_value() == several::chooser_times_versatile(k));
                 if (chosen.versatile) {  // its plan, for the report, is the problem's

@@ -49,6 +49,8 @@ const char* to_string(Kernel kernel) {
             return "tensor cores, staged";
         case Kernel::fma_staged:
             return "FMA, staged";
+        case Kernel::tensor_bulk:
+            return "tensor cores, bulk copies";
         default:
             return "register-blocked";
     }

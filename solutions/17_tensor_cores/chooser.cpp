@@ -97,6 +97,21 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
     return p;
 }
 
+Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
+    if (!bulk_fits(layout, m, n))
+        throw gemv::UsageError("the bulk tensor-core kernel needs n >= " + std::to_string(kBulkLeastCols) +
+                               " and every line of A and X on 16 bytes (n, and m for column-major A, multiples of 8)");
+    Plan p = tile_plan(Kernel::tensor_bulk, k, group, "bulk tensor-core", "block");
+    p.blocks = div_up(m, kBulkRows);
+    require_grid(p.blocks * p.groups);
+    p.whole_lines = true;
+    const std::int64_t chunks = div_up(n, kBulkCols), busy = std::int64_t(kBulkBusyShare * std::max(1, sm_count));
+    const std::int64_t slices = std::clamp<std::int64_t>(busy / (p.blocks * p.groups), 1, chunks);
+    p.per = div_up(chunks, slices) * kBulkCols;
+    p.slices = static_cast<int>(div_up(n, p.per));
+    return p;
+}
+
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                      int blocks_per_sm, FmaChunks chunks) {
     Plan p = tile_plan(Kernel::fma_staged, k, group, "staged FMA", "block");
@@ -120,7 +135,8 @@ int group_for(Kernel kernel, int k) {
     });
 }
 
-std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major) {
+std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major, std::int64_t m,
+                                  std::int64_t n, bool bulk_runs) {
     require_k(k);
     std::vector<Candidate> out = {{Kernel::register_blocked, group_for(Kernel::register_blocked, k)}};
     if (cc_major < 8) return out;  // the others need cp.async, and bf16 mma
@@ -130,6 +146,8 @@ std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout
         const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
         out.push_back({Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most)});
         out.push_back({Kernel::tensor_staged, group_for(Kernel::tensor_staged, k)});
+        if (bulk_runs && bulk_fits(layout, m, n))
+            out.push_back({Kernel::tensor_bulk, group_for(Kernel::tensor_bulk, k)});
     }
     return out;
 }
@@ -142,7 +160,9 @@ gemv::Traffic planned_traffic(const Plan& p, std::int64_t m, std::int64_t n, int
     if (p.kernel == Kernel::tensor_cores) {
         t.x_elems = double(div_up(m, layout == gemv::Layout::row ? 16 : 64)) * nk;
     } else {
-        const int rows = p.kernel == Kernel::tensor_staged ? kStagedRows : fma_rows(p.chunks);
+        const int rows = p.kernel == Kernel::tensor_staged ? kStagedRows
+                         : p.kernel == Kernel::tensor_bulk ? kBulkRows
+                                                           : fma_rows(p.chunks);
         t.x_elems = (double(div_up(m, rows)) + (p.pack_x ? 2 : 0)) * nk;
     }
     t.y_elems = double(m) * double(k) * p.slices;

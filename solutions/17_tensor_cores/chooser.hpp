@@ -23,7 +23,7 @@ double tensor_peak_gflops(int sm_count, int clock_khz, int cc_major, int cc_mino
 
 // Which compute roof a kernel's figures are held to: the bf16 tensor cores, or FP32 FMA.
 constexpr bool on_tensor_cores(Kernel kernel) {
-    return kernel == Kernel::tensor_cores || kernel == Kernel::tensor_staged;
+    return kernel == Kernel::tensor_cores || kernel == Kernel::tensor_staged || kernel == Kernel::tensor_bulk;
 }
 
 // Vectors a tensor-core warp keeps: 8·T for T = 1, 2, 4, 8 tiles of 16 × 8 × 16 bf16 fragments
@@ -79,6 +79,29 @@ constexpr int staged_cols(bool whole_lines, int group) {
 // for them a last wave counts in full (H200, slides/data/step16/h200_staged_slices_wide.csv,
 // h200_staged_last_wave.csv).
 constexpr double kBusyEnough = 0.8;
+// The bulk tensor-core kernel (gemv_tensor_bulk.cu), Hopper's way: compute capability 9.0, code
+// built for sm_90a. A block of two warpgroups (8 warps) takes kBulkRows rows and its group's 8·T
+// vectors; one thread asks the copy engine (TMA) for each chunk of kBulkCols columns of A and X,
+// kBulkStages chunks ahead, and each warpgroup multiplies its 64 rows with wgmma, its operands read
+// from shared memory by the tensor cores themselves. The copy engine needs every line of A and X to
+// start on 16 bytes (row-major A: n a multiple of 8; column-major: m and n, X's lines being n
+// long), and the accuracy argument atop the kernel needs n >= kBulkLeastCols.
+constexpr int kBulkRows = 128;
+constexpr int kBulkCols = 128;
+constexpr int kBulkStages = 4;
+constexpr std::int64_t kBulkLeastCols = 256;
+constexpr bool bulk_fits(gemv::Layout layout, std::int64_t m, std::int64_t n) {
+    constexpr std::int64_t coordinates = std::int64_t(1) << 31;  // the copy engine's are 32-bit
+    return n % 8 == 0 && (layout == gemv::Layout::row || m % 8 == 0) && n >= kBulkLeastCols && m < coordinates &&
+           n < coordinates;
+}
+// Its slices: the copy engine streams one block's chunks so fast that blocks on half of the SMs
+// read DRAM at its rate (H200: 64 blocks of 8192 × 8192 in one slice took 0.93 of the time of 128
+// in two; 32 blocks of 4096 × 14336 in one, 1.4 times that of three). So the columns are sliced only
+// until the blocks fill kBulkBusyShare of the SMs: each slice costs the atomic additions and a
+// zeroed Y.
+constexpr double kBulkBusyShare = 0.5;
+
 // X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
 // (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's
 // columns read as 2 bytes each cost the multiplies more than the copy.
@@ -168,6 +191,9 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm);
 
+// The bulk tensor-core kernel's plan (bulk_fits must hold; throws gemv::UsageError otherwise).
+Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
+
 // The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
 // blocks_per_sm blocks an SM), in the chunks given (fma_chunks; wide ones where fma_wide_compiled,
 // or refused).
@@ -198,7 +224,10 @@ struct Candidate {
     Kernel kernel;
     int group;
 };
-std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major);
+// On Hopper (bulk_runs: the GPU runs the bulk kernel, tensor_bulk_runs_here) bf16 also takes the
+// bulk tensor-core kernel where the problem fits it (bulk_fits on m and n).
+std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major,
+                                  std::int64_t m = 0, std::int64_t n = 0, bool bulk_runs = false);
 // One vector is step 11's problem, GEMV, and step 11's versatile kernel, configured from this
 // device's tuning table as step 11 and step 15 configure it (gemv::pick_timed), is made for it:
 // the kernels above spend a tile of 8 vectors or more on one, and on the shapes models are made
@@ -218,7 +247,7 @@ constexpr bool tensor_cores_take_float = false;
 // What any kernel's plan loads, for CGMA (elements): step 16's traffic_of for the register-blocked
 // kernel. Tensor cores: A once a group, X once a warp (16 rows row-major, 64 column-major); staged,
 // X once a block of kStagedRows (tensor cores) or kFmaRows (FMA) rows, and twice more where it is
-// packed first. Y: once, or once a slice (atomicAdd).
+// packed first; bulk, once a block of kBulkRows. Y: once, or once a slice (atomicAdd).
 gemv::Traffic planned_traffic(const Plan& plan, std::int64_t m, std::int64_t n, int k, gemv::Layout layout);
 
 }  // namespace gemv::several

@@ -34,6 +34,14 @@ void gemv_tensor_staged(const several::Plan& plan, gemv::Layout layout, const __
 gemv::Launch tensor_staged_launch(const several::Plan& plan, gemv::Layout layout);
 int tensor_staged_blocks_per_sm(int group, gemv::Layout layout, bool whole_lines);
 
+// Tensor cores fed by Hopper's copy engine (bf16, compute capability 9.0 with code built for
+// sm_90a: tensor_bulk_runs_here): boxes of A and X copied by TMA, multiplied by wgmma from shared
+// memory. Its launch for the occupancy report.
+void gemv_tensor_bulk(const several::Plan& plan, gemv::Layout layout, const __nv_bfloat16* A, const __nv_bfloat16* X,
+                      float* Y, std::int64_t m, std::int64_t n, int k, cudaStream_t stream);
+gemv::Launch tensor_bulk_launch(const several::Plan& plan, gemv::Layout layout);
+bool tensor_bulk_runs_here();
+
 // Float on FP32 FMA fed through shared memory (gemv_fma_staged.cu): the same staging, a thread
 // keeping a tile of rows × vectors of sums, as an SGEMM does. Its launch and blocks an SM, for
 // plan_fma_staged.
@@ -85,6 +93,8 @@ void gemv_planned(const several::Plan& plan, gemv::Layout layout, const T* A, co
             return gemv_tensor_cores(plan, layout, A, X, Y, m, n, k, stream);
         if (plan.kernel == several::Kernel::tensor_staged)
             return gemv_tensor_staged(plan, layout, A, X, Y, m, n, k, stream);
+        if (plan.kernel == several::Kernel::tensor_bulk)
+            return gemv_tensor_bulk(plan, layout, A, X, Y, m, n, k, stream);
     } else {
         if (plan.kernel == several::Kernel::fma_staged) return gemv_fma_staged(plan, layout, A, X, Y, m, n, k, stream);
     }
@@ -99,6 +109,8 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
             return tensor_staged_plan(m, n, k, layout, choice.group, sm_count);
         case several::Kernel::fma_staged:
             return fma_staged_plan(m, n, k, layout, choice.group, sm_count);
+        case several::Kernel::tensor_bulk:
+            return several::plan_tensor_bulk(m, n, k, layout, choice.group, sm_count);
         default:
             return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
     }
@@ -124,7 +136,8 @@ template <class T>
 Chosen choose_by_timing(const gemv::DeviceFacts& facts, gemv::Layout layout, const T* A, const T* X, float* Y,
                         std::int64_t m, std::int64_t n, int k) {
     Chosen out;
-    for (const several::Candidate& c : candidates(gemv::precision_of<T>(), k, layout, facts.cc_major))
+    for (const several::Candidate& c :
+         candidates(gemv::precision_of<T>(), k, layout, facts.cc_major, m, n, tensor_bulk_runs_here()))
         out.plans.push_back(plan_of(c, m, n, k, layout, facts.sm_count));
     for (const several::Plan& plan : out.plans)
         out.launches.push_back([=](cudaStream_t s) { gemv_planned<T>(plan, layout, A, X, Y, m, n, k, s); });
@@ -144,6 +157,7 @@ template <class T>
 gemv::Launch planned_launch(const several::Plan& p, gemv::Layout layout) {
     if (p.kernel == several::Kernel::tensor_staged) return tensor_staged_launch(p, layout);
     if (p.kernel == several::Kernel::fma_staged) return fma_staged_launch(p, layout);
+    if (p.kernel == several::Kernel::tensor_bulk) return tensor_bulk_launch(p, layout);
     if (p.kernel == several::Kernel::tensor_cores) {
         gemv::Launch l;
         l.grid = dim3(unsigned(p.blocks * div_up(p.groups, p.shared)), unsigned(p.slices));

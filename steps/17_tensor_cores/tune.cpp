@@ -39,7 +39,8 @@ struct Row {
 
 // Every group of the register-blocked kernel that k fills at least half of, in float every such
 // group of the staged FMA kernel in each of its chunks (the rule fma_chunks picks one), and in bf16
-// on a GPU with tensor cores of both tensor-core kernels.
+// on a GPU with tensor cores of both tensor-core kernels (and of the bulk one where it runs and the
+// problem fits it).
 template <class T>
 std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_t m, std::int64_t n, int k,
                                      gemv::Layout layout) {
@@ -58,6 +59,8 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
             if (!several::group_half_filled(g, k)) continue;
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
             plans.push_back(several::tensor_staged_plan(m, n, k, layout, g, facts.sm_count));
+            if (several::tensor_bulk_runs_here() && several::bulk_fits(layout, m, n))
+                plans.push_back(several::plan_tensor_bulk(m, n, k, layout, g, facts.sm_count));
         }
     }
     return plans;

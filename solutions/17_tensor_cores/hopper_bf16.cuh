@@ -1,0 +1,179 @@
+// Hopper's copy engine and warpgroup MMA in PTX, for step 17's bulk tensor-core kernel
+// (gemv_tensor_bulk.cu). They exist on compute capability 9.0 only, in code built for sm_90a
+// (CMake's architecture 90a): elsewhere each wrapper traps, and the chooser never offers the kernel
+// (tensor_bulk_runs_here).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap: the copy engine's description of a matrix (a type; nothing is linked)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace gemv::hopper {
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GEMV_HOPPER_CODE 1
+#else
+#define GEMV_HOPPER_CODE 0
+#endif
+
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// An mbarrier counts the bytes the copy engine has written into a stage: `expect` arms it for a
+// chunk's bytes (one arrival, by the thread that asks for the copies), and its phase flips when
+// they are all in. A thread waits for phase `parity` to complete.
+__device__ __forceinline__ void barrier_init(std::uint32_t bar) {
+#if GEMV_HOPPER_CODE
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar));
+#else
+    __trap();
+#endif
+}
+__device__ __forceinline__ void barrier_expect(std::uint32_t bar, std::uint32_t bytes) {
+#if GEMV_HOPPER_CODE
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+#else
+    __trap();
+#endif
+}
+__device__ __forceinline__ void barrier_wait(std::uint32_t bar, int parity) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "{\n.reg .pred done;\nWAIT_%=:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+#else
+    __trap();
+#endif
+}
+// The barriers' initialisation made visible to the copy engine.
+__device__ __forceinline__ void fence_barrier_init() {
+#if GEMV_HOPPER_CODE
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// One box of a 2-D matrix (its tensor map: sizes, stride, box, 128-byte swizzle) from element
+// (inner, outer) into shared memory at `to`, counted on barrier `bar`. Elements outside the matrix
+// arrive as zeros.
+__device__ __forceinline__ void copy_box(std::uint32_t to, const CUtensorMap* map, int inner, int outer,
+                                         std::uint32_t bar) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+            "r"(to),
+        "l"(map), "r"(inner), "r"(outer), "r"(bar)
+        : "memory");
+#else
+    __trap();
+#endif
+}
+
+// A wgmma operand in shared memory: lines of 128 bytes (64 bf16), 8 lines a 1024-byte group, each
+// group swizzled as the copy engine's 128-byte swizzle writes it (the 16-byte granule g of line l
+// at granule g ^ (l mod 8)), groups 1024 bytes apart. The same description serves K-major operands
+// (a line: 64 columns of a row or vector) and M-major ones (a line: 64 rows of a column).
+__device__ __forceinline__ std::uint64_t operand(std::uint32_t address) {
+    return std::uint64_t((address & 0x3FFFF) >> 4)  // where it starts, in 16 bytes
+           | std::uint64_t(1) << 16                 // leading offset: unused by these layouts
+           | std::uint64_t(1024 >> 4) << 32         // from one group of 8 lines to the next
+           | std::uint64_t(1) << 62;                // 128-byte swizzle
+}
+
+// The warpgroup's accumulators (64 × N floats, N/2 a thread) are written by wgmma in the
+// background: fence before the first, commit the group, wait for it before reading them.
+__device__ __forceinline__ void wgmma_fence() {
+#if GEMV_HOPPER_CODE
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#else
+    __trap();
+#endif
+}
+__device__ __forceinline__ void wgmma_commit_and_wait() {
+#if GEMV_HOPPER_CODE
+    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// One instruction for each N (its accumulators are its operands).
+template <int trans_a>
+__device__ __forceinline__ void wgmma_n8(float (&d)[4], std::uint64_t a, std::uint64_t b, int add) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0,%1,%2,%3}, %4, %5, p, 1, 1, %7, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "l"(a), "l"(b), "r"(add), "n"(trans_a));
+#else
+    __trap();
+#endif
+}
+
+template <int trans_a>
+__device__ __forceinline__ void wgmma_n16(float (&d)[8], std::uint64_t a, std::uint64_t b, int add) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, p, 1, 1, %11, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "l"(a), "l"(b), "r"(add), "n"(trans_a));
+#else
+    __trap();
+#endif
+}
+
+template <int trans_a>
+__device__ __forceinline__ void wgmma_n32(float (&d)[16], std::uint64_t a, std::uint64_t b, int add) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15}, "
+        "%16, %17, p, 1, 1, %19, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "l"(a), "l"(b), "r"(add), "n"(trans_a));
+#else
+    __trap();
+#endif
+}
+
+template <int trans_a>
+__device__ __forceinline__ void wgmma_n64(float (&d)[32], std::uint64_t a, std::uint64_t b, int add) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%"
+        "29,%30,%31}, %32, %33, p, 1, 1, %35, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(a), "l"(b), "r"(add), "n"(trans_a));
+#else
+    __trap();
+#endif
+}
+
+// D (64 × N) = A (64 × 16) · B (16 × N) + (add ? D : 0): PTX's wgmma.mma_async.m64nNk16, bf16 in,
+// float sums, both operands in shared memory (descriptors). B is K-major (the vectors of X); A is
+// K-major (row-major A: trans_a 0) or M-major (column-major A: trans_a 1). Thread t of the
+// warpgroup holds d[i] = D(16·(t/32) + (t%32)/4 + 8·((i%4)/2), 8·(i/4) + 2·(t%4) + i%2).
+template <int N, int trans_a>
+__device__ __forceinline__ void wgmma(float (&d)[N / 2], std::uint64_t a, std::uint64_t b, int add) {
+    static_assert(N == 8 || N == 16 || N == 32 || N == 64, "wgmma here takes 8, 16, 32 or 64 vectors");
+    if constexpr (N == 8) wgmma_n8<trans_a>(d, a, b, add);
+    if constexpr (N == 16) wgmma_n16<trans_a>(d, a, b, add);
+    if constexpr (N == 32) wgmma_n32<trans_a>(d, a, b, add);
+    if constexpr (N == 64) wgmma_n64<trans_a>(d, a, b, add);
+}
+
+}  // namespace gemv::hopper
