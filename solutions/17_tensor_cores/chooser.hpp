@@ -96,10 +96,10 @@ constexpr bool bulk_fits(gemv::Layout layout, std::int64_t m, std::int64_t n) {
            n < coordinates;
 }
 // Its slices: the copy engine streams one block's chunks so fast that blocks on half of the SMs
-// read DRAM at its rate (H200: 64 blocks of 8192 × 8192 in one slice took 0.93 of the time of 128
-// in two; 32 blocks of 4096 × 14336 in one, 1.4 times that of three). So the columns are sliced only
-// until the blocks fill kBulkBusyShare of the SMs: each slice costs the atomic additions and a
-// zeroed Y.
+// read DRAM near its rate, and each slice costs a zeroed Y, atomic additions and a pipeline filled
+// once more. So the columns are sliced only until the blocks fill kBulkBusyShare of the SMs. On the
+// H200 that was within 3 % of the best of half, all and twice the SMs on 8 of 10 problems (7 % at
+// worst); all of them cost up to 4 %, twice up to 35 % (slides/data/step16/h200_bulk_slices.csv).
 constexpr double kBulkBusyShare = 0.5;
 
 // X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A

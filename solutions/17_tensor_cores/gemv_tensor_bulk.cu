@@ -46,7 +46,6 @@ struct Stage {
     static constexpr int shared = kStages * bytes + 1024;  // and room to start on 1024 bytes, as the swizzle does
 };
 
-// BEGIN EXCERPT bulk-kernel
 template <bool row, int T>
 __global__ void __launch_bounds__(kThreads)
     tensor_bulk(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap x_map, float* Y,
@@ -77,6 +76,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();
     float d[4 * T] = {}, sum[4 * T] = {};
+    // BEGIN EXCERPT bulk-loop
     for (int c = 0; c < chunks; ++c) {
         hopper::barrier_wait(bar(c), c / kStages % 2);  // chunk c is in
         hopper::wgmma_fence();
@@ -95,6 +95,7 @@ __global__ void __launch_bounds__(kThreads)
         __syncthreads();  // every warpgroup is done with the stage: refill it
         if (threadIdx.x == 0 && c + kStages < chunks) copy(c + kStages);
     }
+    // END EXCERPT bulk-loop
     const int t = threadIdx.x % 128, r = i0 + 64 * warpgroup + 16 * (t / 32) + t % 32 / 4;
 #pragma unroll
     for (int e = 0; e < 4 * T; ++e) {
@@ -109,7 +110,6 @@ __global__ void __launch_bounds__(kThreads)
         }
     }
 }
-// END EXCERPT bulk-kernel
 
 // Whether this build holds the sm_90a code (the kernels above trap without it).
 __global__ void holds_hopper_code(int* out) {
