@@ -23,7 +23,7 @@ int cc_major() {
 
 }  // namespace
 
-// The cases of the kernels that keep 8·T vectors (both tensor-core kernels in bf16, the staged FMA
+// The cases of the kernels that keep 8·T vectors (the tensor-core kernels in bf16, the staged FMA
 // kernel in float, each with its own groups): every awkward shape, both layouts, every k, with
 // every group that k fills more than half of (and 8 always): check(layout, d, k, g, problem).
 template <class T, class Groups, class Check>

@@ -39,7 +39,7 @@ double ridge_intensity(double ceiling_gbps, double peak_gflops);
 
 // ---- The plans --------------------------------------------------------------------------------
 
-// The kernels of this step and the next (step 17 adds the three that keep 8·T vectors).
+// The kernels of this step and the next (step 17 adds the four that keep 8·T vectors).
 enum class Kernel { register_blocked, tensor_cores, tensor_staged, fma_staged, tensor_bulk };
 const char* to_string(Kernel kernel);
 // The chunks step 17's staged FMA kernel copies (chooser.hpp): narrow (its default), wide (long

@@ -208,16 +208,16 @@ int group_for(Kernel kernel, int k);
 // The chooser. No one kernel is fastest everywhere, and the rules of thresholds first written from
 // measurements (which kernel pays from which k, rows and columns) picked a kernel 1.1 to 1.7 times
 // slower than the fastest on problems drawn afterwards (slides/data/step16/NOTES.md). So the
-// chooser measures, as cuDNN's benchmark mode and Triton's autotuner do: it times each candidate
-// at the problem in hand and keeps the fastest (choose_by_timing, gemv_tensor.cuh). The
-// candidates: step 16's register-blocked kernel and, on compute capability 8.0 or later (cp.async,
-// bf16 mma), in float the staged FMA kernel (FP32 FMA: see tensor_cores_take_float), in bf16 both
-// tensor-core kernels; at k = 1 step 11's versatile kernel too (chooser_times_versatile). Each
-// takes the smallest group that holds k (group_for), the tensor-core kernel from global memory at
-// most kTensorMostRow or kTensorMostCol vectors a warp: beyond, the sums take so many registers
-// that too few warps keep A's bytes in flight, and reading A again for another group measured
-// faster (a block holds up to 8 groups side by side, so the other reads are mostly cache hits;
-// slides/data/step16/h100_tune_bf16.csv).
+// chooser measures, as cuDNN's benchmark mode and Triton's autotuner do: it times each candidate at
+// the problem in hand and keeps the fastest (choose_by_timing, gemv_tensor.cuh). The candidates:
+// step 16's register-blocked kernel and, on compute capability 8.0 or later (cp.async, bf16 mma),
+// in float the staged FMA kernel (FP32 FMA: see tensor_cores_take_float), in bf16 the tensor-core
+// kernels (the bulk one on Hopper, where the problem fits it); at k = 1 step 11's versatile kernel
+// too (chooser_times_versatile). Each takes the smallest group that holds k (group_for), the
+// tensor-core kernel from global memory at most kTensorMostRow or kTensorMostCol vectors a warp:
+// beyond, the sums take so many registers that too few warps keep A's bytes in flight, and reading
+// A again for another group measured faster (a block holds up to 8 groups side by side, so the
+// other reads are mostly cache hits; slides/data/step16/h100_tune_bf16.csv).
 constexpr int kTensorMostRow = 8;
 constexpr int kTensorMostCol = 32;
 struct Candidate {

@@ -1,8 +1,8 @@
 // Step 17's measured tuner: on one problem (shape, layout, precision), for each k of a list, times
 // every group of the register-blocked kernel and, in float, of the staged FMA kernel, in bf16 of
-// both tensor-core kernels, each verified first, and writes a CSV table: one row a (k, kernel,
-// group), with the fastest of each k marked and the chooser's pick beside it (its candidates are
-// one group of each kernel, timed again by the chooser).
+// the tensor-core kernels (the bulk one where it runs), each verified first, and writes a CSV
+// table: one row a (k, kernel, group), with the fastest of each k marked and the chooser's pick
+// beside it (its candidates are one group of each kernel, timed again by the chooser).
 #include <cuda_runtime.h>
 
 #include <algorithm>
