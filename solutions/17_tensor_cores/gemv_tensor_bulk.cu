@@ -16,8 +16,8 @@
 // and every warp load its fragments with ldmatrix and add each 16-column product into its sums:
 // at 64 vectors those instructions, not DRAM, set its pace. Here one thread asks the copy engine
 // (TMA) for a whole box of A or X in one instruction, and it lands swizzled as the tensor cores read
-// it; a warpgroup (4 warps) multiplies 64 rows by all of the block's vectors in one wgmma a 16
-// columns, its operands read from shared memory by the tensor cores themselves. A block: 2
+// it; a warpgroup (4 warps) multiplies 64 rows by all of the block's vectors, 16 columns a wgmma,
+// its operands read from shared memory by the tensor cores themselves. A block: 2
 // warpgroups, kBulkRows rows, chunks of kBulkCols columns, kBulkStages chunks in flight, each stage
 // with an mbarrier that counts its bytes in.
 //
