@@ -7,11 +7,16 @@
 
 namespace gemv {
 
+// A shared-memory pointer as the 32-bit address PTX's shared-memory operands take.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
 // The `bytes` (0 to 16) bytes at `global` to `shared`, zero after them up to 16; both 16-byte
 // aligned. Before compute capability 8.0: an ordinary load and store.
 __device__ __forceinline__ void copy16_async(void* shared, const void* global, unsigned bytes = 16) {
 #if __CUDA_ARCH__ >= 800
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    const unsigned s = shared_address(shared);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(global), "r"(bytes) : "memory");
 #else
     unsigned char piece[16] = {};
@@ -25,7 +30,7 @@ __device__ __forceinline__ void copy16_async(void* shared, const void* global, u
 // through L1). Before compute capability 8.0: an ordinary load and store.
 __device__ __forceinline__ void copy4_async(void* shared, const void* global, unsigned bytes = 4) {
 #if __CUDA_ARCH__ >= 800
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+    const unsigned s = shared_address(shared);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(global), "r"(bytes) : "memory");
 #else
     unsigned char piece[4] = {};

@@ -109,7 +109,6 @@ __device__ __forceinline__ void multiply_chunk_whole(const bf16* sA, const bf16*
     constexpr int pa = Copies<row, T, true>::pitch_a, px = Copies<row, T, true>::pitch_x;
     constexpr int granule = 16;                                // bytes
     const int j = lane / 8, r = lane % 8, c = 2 * (lane % 4);  // c: the lane's first column of a step
-    const auto shared_address = [](const bf16* p) { return std::uint32_t(__cvta_generic_to_shared(p)); };
     const std::uint32_t a_line = row ? shared_address(sA + (16 * warp + 8 * (j % 2) + r) * pa)
                                      : shared_address(sA + (8 * (j / 2) + r) * pa) + ((2 * warp + j % 2) ^ r) * granule;
     const std::uint32_t x_line = shared_address(sX + (8 * (j / 2) + r) * px);

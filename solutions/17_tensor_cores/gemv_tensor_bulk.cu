@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "async_copy.cuh"
 #include "check.hpp"
 #include "gemv_tensor.cuh"
 #include "hopper_bf16.cuh"
@@ -52,12 +53,12 @@ __global__ void __launch_bounds__(kThreads)
                 std::int64_t m, std::int64_t n, int k, std::int64_t per, std::int64_t row_blocks, bool atomic) {
     extern __shared__ unsigned char shared[];
     __shared__ alignas(8) std::uint64_t in[kStages];  // stage s's bytes are in
-    const std::uint32_t base = (hopper::shared_address(shared) + 1023) & ~1023u;
+    const std::uint32_t base = (shared_address(shared) + 1023) & ~1023u;
     const int warpgroup = threadIdx.x / 128;
     const int i0 = int(blockIdx.x % row_blocks) * kRows, v0 = int(blockIdx.x / row_blocks) * 8 * T;
     const std::int64_t j0 = blockIdx.y * per;
     const int chunks = int((min(n, j0 + per) - j0 + kCols - 1) / kCols);
-    const auto bar = [&](int c) { return hopper::shared_address(&in[c % kStages]); };
+    const auto bar = [&](int c) { return shared_address(&in[c % kStages]); };
     const auto stage = [&](int c) { return base + c % kStages * Stage<T>::bytes; };
     const auto copy = [&](int c) {  // thread 0: chunk c's boxes of A and X into its stage
         const int jc = int(j0) + c * kCols;
@@ -158,12 +159,11 @@ staged::Instance instance_for(int group, gemv::Layout layout) {
 }  // namespace
 
 bool tensor_bulk_runs_here() {
-    static const bool runs = [] {
-        int device = 0, major = 0, minor = 0;
+    static const bool runs = [] {  // on the process's current device, asked once
+        int device = 0;
         GEMV_CUDA_CHECK(cudaGetDevice(&device));
-        GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        GEMV_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-        if (major != 9 || minor != 0) return false;
+        const gemv::DeviceFacts facts = gemv::query_device(device);
+        if (facts.cc_major != 9 || facts.cc_minor != 0) return false;
         int* flag = nullptr;
         int held = 0;
         GEMV_CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));
@@ -186,17 +186,18 @@ void gemv_tensor_bulk(const several::Plan& p, gemv::Layout layout, const bf16* A
         throw std::logic_error("gemv_tensor_bulk needs a plan from plan_tensor_bulk");
     if (!tensor_bulk_runs_here()) throw std::logic_error("gemv_tensor_bulk runs on compute capability 9.0 only");
     gemv::require_16_byte_aligned({A, X}, "gemv_tensor_bulk: the copy engine reads A and X from 16-byte boundaries");
-    const bool row = layout == gemv::Layout::row;
-    staged::with_layout_and_tiles(p.group, layout, [&](auto is_row, auto tiles) {
-        constexpr bool R = decltype(is_row)::value;
+    // Y zeroed where slices add into it, as the staged kernels' run does (the plan never packs X).
+    staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
+        constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        const CUtensorMap a_map = row ? tensor_map(A, n, m, n, kRows) : tensor_map(A, m, n, m, kCols);
-        const CUtensorMap x_map = tensor_map(X, n, k, n, 8 * T);
+        const CUtensorMap a_map = R ? tensor_map(A, n, m, n, kRows) : tensor_map(A, m, n, m, kCols);
         prepared<R, T>();
-        if (p.atomic()) GEMV_CUDA_CHECK(cudaMemsetAsync(Y, 0, std::size_t(m) * std::size_t(k) * sizeof(float), s));
-        tensor_bulk<R, T><<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, Stage<T>::shared, s>>>(
-            a_map, x_map, Y, m, n, k, p.per, p.blocks, p.atomic());
-        GEMV_CUDA_CHECK_LAUNCH();
+        staged::run(p, X, Y, m, n, k, s, [&](const bf16* Xs, std::int64_t ldx) {
+            const CUtensorMap x_map = tensor_map(Xs, n, k, ldx, 8 * T);
+            tensor_bulk<R, T>
+                <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, Stage<T>::shared, s>>>(
+                    a_map, x_map, Y, m, n, k, p.per, p.blocks, p.atomic());
+        });
     });
 }
 

@@ -17,10 +17,6 @@ namespace gemv::hopper {
 #define GEMV_HOPPER_CODE 0
 #endif
 
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // An mbarrier counts the bytes the copy engine has written into a stage: `expect` arms it for a
 // chunk's bytes (one arrival, by the thread that asks for the copies), and its phase flips when
 // they are all in. A thread waits for phase `parity` to complete.
