@@ -65,9 +65,9 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                         // The bulk kernel's lines: n rounded to a multiple of 8, m too (column-major).
                         const std::int64_t m8 = layout == Layout::row ? m : (m + 7) / 8 * 8, n8 = (n + 7) / 8 * 8;
                         if (several::bulk_fits(layout, m8, n8)) {
-                            const several::Plan b =
-                                several::plan_tensor_bulk(m8, n8, k, layout, g8, 132 * blocks_per_sm);
-                            covers(b, several::kBulkRows, several::kBulkCols);
+                            const int gb = several::group_for(several::Kernel::tensor_bulk, k);
+                            covers(several::plan_tensor_bulk(m8, n8, k, layout, gb, 132 * blocks_per_sm),
+                                   several::kBulkRows, several::kBulkCols);
                         }
                     }
                 }
@@ -97,8 +97,12 @@ TEST_CASE("step 17: the bulk kernel takes lines on 16 bytes, and slices until ha
     REQUIRE(slices(8192, 8192, 64) == 1);   // 64 blocks: half of the SMs
     REQUIRE(slices(4096, 14336, 64) == 2);  // 32 blocks
     REQUIRE(slices(1024, 4096, 64) == 8);   // 8 blocks
-    REQUIRE(slices(1024, 4096, 256) == 2);  // 8 blocks in 4 groups
     REQUIRE(slices(8, 256, 1) == 2);        // never more than the chunks
+    // From 65 vectors, groups of 128, sliced until all of the SMs have blocks.
+    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 65) == 128);
+    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 256) == 128);
+    REQUIRE(slices(8192, 8192, 128) == 2);  // 64 blocks
+    REQUIRE(slices(1024, 4096, 256) == 8);  // 8 blocks in 2 groups
 }
 
 TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[step17]") {

@@ -87,7 +87,7 @@ TEST_CASE("step 17: the bulk tensor-core kernel is right for every group, shape,
             if (!several::bulk_fits(layout, d.m, d.n)) continue;
             for (int k : vectors_for(d)) {
                 gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, 47, k);
-                for (int g : several::kTensorGroups) {
+                for (int g : several::kBulkGroups) {
                     if (!several::group_half_filled(g, k)) continue;
                     // The plan's slices, and many more (as on a GPU with many more SMs).
                     for (int s : {sms, 64 * sms}) {

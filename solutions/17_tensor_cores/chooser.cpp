@@ -26,6 +26,7 @@ namespace {
 template <class F>
 decltype(auto) with_groups_of(Kernel kernel, F&& f) {
     if (kernel == Kernel::fma_staged) return f(FmaGroups{});
+    if (kernel == Kernel::tensor_bulk) return f(BulkGroups{});
     return f(TensorGroups{});
 }
 
@@ -105,7 +106,8 @@ Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
     p.blocks = div_up(m, kBulkRows);
     require_grid(p.blocks * p.groups);
     p.whole_lines = true;
-    const std::int64_t chunks = div_up(n, kBulkCols), busy = std::int64_t(kBulkBusyShare * std::max(1, sm_count));
+    const std::int64_t chunks = div_up(n, kBulkCols);
+    const std::int64_t busy = std::int64_t(bulk_busy_share(group) * std::max(1, sm_count));
     const std::int64_t slices = std::clamp<std::int64_t>(busy / (p.blocks * p.groups), 1, chunks);
     p.per = div_up(chunks, slices) * kBulkCols;
     p.slices = static_cast<int>(div_up(n, p.per));

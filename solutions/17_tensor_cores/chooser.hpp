@@ -82,13 +82,21 @@ constexpr double kBusyEnough = 0.8;
 // The bulk tensor-core kernel (gemv_tensor_bulk.cu), Hopper's way: compute capability 9.0, code
 // built for sm_90a. A block of two warpgroups (8 warps) takes kBulkRows rows and its group's 8·T
 // vectors; one thread asks the copy engine (TMA) for each chunk of kBulkCols columns of A and X,
-// kBulkStages chunks ahead, and each warpgroup multiplies its 64 rows with wgmma, its operands read
+// bulk_stages chunks ahead, and each warpgroup multiplies its 64 rows with wgmma, its operands read
 // from shared memory by the tensor cores themselves. The copy engine needs every line of A and X to
 // start on 16 bytes (row-major A: n a multiple of 8; column-major: m and n, X's lines being n
 // long), and the accuracy argument atop the kernel needs n >= kBulkLeastCols.
+// Its groups: the tensor-core kernels' and 128 (a wgmma takes up to 256 vectors). At 128 a thread
+// keeps 64 sums beside 64 accumulators, and a stage of 64 KiB (32 of A, 32 of X) leaves room for
+// 3 in an SM's 227 KiB. With 128 vectors one group of 128 took 0.79-0.83 of the time of two
+// groups of 64 at 14336 × 4096, both layouts (H200, slides/data/step16/h200_bulk_group_128.csv).
+using BulkGroups = Compiled<8, 16, 32, 64, 128>;
+inline constexpr const auto& kBulkGroups = BulkGroups::values;
 constexpr int kBulkRows = 128;
 constexpr int kBulkCols = 128;
-constexpr int kBulkStages = 4;
+constexpr int bulk_stages(int group) {
+    return group >= 128 ? 3 : 4;
+}
 constexpr std::int64_t kBulkLeastCols = 256;
 constexpr bool bulk_fits(gemv::Layout layout, std::int64_t m, std::int64_t n) {
     constexpr std::int64_t coordinates = std::int64_t(1) << 31;  // the copy engine's are 32-bit
@@ -97,10 +105,15 @@ constexpr bool bulk_fits(gemv::Layout layout, std::int64_t m, std::int64_t n) {
 }
 // Its slices: the copy engine streams one block's chunks so fast that blocks on half of the SMs
 // read DRAM near its rate, and each slice costs a zeroed Y, atomic additions and a pipeline filled
-// once more. So the columns are sliced only until the blocks fill kBulkBusyShare of the SMs. On the
-// H200 that was within 3 % of the best of half, all and twice the SMs on 8 of 10 problems (7 % at
-// worst); all of them cost up to 4 %, twice up to 35 % (slides/data/step16/h200_bulk_slices.csv).
-constexpr double kBulkBusyShare = 0.5;
+// once more. So the columns are sliced only until the blocks fill bulk_busy_share of the SMs: half
+// of them up to 64 vectors a block (on the H200 within 3 % of the best of half, all and twice the
+// SMs on 8 of 10 problems, 7 % at worst; all of them cost up to 4 %, twice up to 35 %:
+// slides/data/step16/h200_bulk_slices.csv). A block of 128 vectors does twice the multiplies for
+// its bytes, and half of the SMs no longer keep up: all of them took 0.82 of the time at
+// 8192 × 8192 with 128 vectors, 0.61 at 4096 × 14336 column-major with 256 (h200_bulk_group_128.csv).
+constexpr double bulk_busy_share(int group) {
+    return group >= 128 ? 1.0 : 0.5;
+}
 
 // X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
 // (m >= 16·k: the copy reads and writes X, at most an eighth of A's bytes): there pairs of X's

@@ -222,9 +222,9 @@ __device__ __forceinline__ bool add_parts(float (&sum)[TM][TN], float* shared, i
     }
 }
 
-// The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
-// `per` columns (a multiple of kCols); where there are several, partial sums are added into a
-// zeroed Y. Vector v of X starts at X + v·ldx.
+// The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors (side by side:
+// staged::place_of), y slices of `per` columns (a multiple of kCols); where there are several,
+// partial sums are added into a zeroed Y. Vector v of X starts at X + v·ldx.
 template <bool row, int T, bool shifted, FmaChunks form>
 __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     fma_staged(const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
@@ -246,8 +246,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks_per_sm(T))
     // its place among the threads of its part.
     const int part = B::parts == 1 ? 0 : int(threadIdx.x) / kPartThreads, t = int(threadIdx.x) - part * kPartThreads;
     const int rg = t % groups, vg = t / groups;
-    const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
-    const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
+    const staged::Place at = staged::place_of<kRows, 8 * T>(row_blocks);
+    const std::int64_t i0 = at.i0;
+    const int v0 = at.v0;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + kCols - 1) / kCols);
     // 16-byte copies where every line starts on 16 bytes in global memory: row-major rows where n is

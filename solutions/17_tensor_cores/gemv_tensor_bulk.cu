@@ -19,8 +19,8 @@
 // (TMA) for a whole box of A or X in one instruction, and it lands swizzled as the tensor cores read
 // it; a warpgroup (4 warps) multiplies 64 rows by all of the block's vectors, 16 columns a wgmma,
 // its operands read from shared memory by the tensor cores themselves. A block: 2
-// warpgroups, kBulkRows rows, chunks of kBulkCols columns, kBulkStages chunks in flight, each stage
-// with an mbarrier that counts its bytes in.
+// warpgroups, kBulkRows rows, chunks of kBulkCols columns, bulk_stages chunks in flight (fewer for
+// more vectors: X's boxes grow with them), each stage with an mbarrier that counts its bytes in.
 //
 // Accuracy (the bound n·eps·Σ|a·x| of gemv_tensor_cores.cu): the 8 wgmma of a chunk add into one
 // accumulator, so that a chunk's steps (16 products and the accumulator each) err by less than
@@ -32,7 +32,6 @@ namespace {
 
 using bf16 = __nv_bfloat16;
 constexpr int kThreads = several::kTensorThreads, kRows = several::kBulkRows, kCols = several::kBulkCols;
-constexpr int kStages = several::kBulkStages;
 static_assert(kThreads == 2 * 128 && kRows == 2 * 64, "two warpgroups of 64 rows");
 static_assert(kCols % 64 == 0, "a box is 64 columns (128 bytes, the swizzle's width) wide");
 
@@ -44,18 +43,23 @@ constexpr int kBox = 64, kBoxes = kCols / kBox, kLine = 128, kABytes = kRows * k
 template <int T>
 struct Stage {
     static constexpr int x_box = 8 * T * kLine, bytes = kABytes + kBoxes * x_box;
-    static constexpr int shared = kStages * bytes + 1024;  // and room to start on 1024 bytes, as the swizzle does
+    static constexpr int stages = several::bulk_stages(8 * T);
+    static constexpr int shared = stages * bytes + 1024;  // and room to start on 1024 bytes, as the swizzle does
+    static_assert(shared <= 227 * 1024, "the stages fit an SM's shared memory");
 };
 
 template <bool row, int T>
 __global__ void __launch_bounds__(kThreads)
     tensor_bulk(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap x_map, float* Y,
                 std::int64_t m, std::int64_t n, int k, std::int64_t per, std::int64_t row_blocks, bool atomic) {
+    constexpr int kStages = Stage<T>::stages;
     extern __shared__ unsigned char shared[];
     __shared__ alignas(8) std::uint64_t in[kStages];  // stage s's bytes are in
     const std::uint32_t base = (shared_address(shared) + 1023) & ~1023u;
     const int warpgroup = threadIdx.x / 128;
-    const int i0 = int(blockIdx.x % row_blocks) * kRows, v0 = int(blockIdx.x / row_blocks) * 8 * T;
+    const staged::Place at = staged::place_of<kRows, 8 * T>(row_blocks);
+    const int i0 = int(at.i0);
+    const int v0 = at.v0;
     const std::int64_t j0 = blockIdx.y * per;
     const int chunks = int((min(n, j0 + per) - j0 + kCols - 1) / kCols);
     const auto bar = [&](int c) { return shared_address(&in[c % kStages]); };
@@ -149,7 +153,7 @@ const void* prepared() {
 }
 
 staged::Instance instance_for(int group, gemv::Layout layout) {
-    return staged::with_layout_and_tiles(group, layout, [&](auto row, auto tiles) {
+    return staged::with_layout_and_tiles<several::BulkGroups>(group, layout, [&](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
         return staged::Instance{prepared<R, T>(), std::size_t(Stage<T>::shared)};
@@ -187,7 +191,7 @@ void gemv_tensor_bulk(const several::Plan& p, gemv::Layout layout, const bf16* A
     if (!tensor_bulk_runs_here()) throw std::logic_error("gemv_tensor_bulk runs on compute capability 9.0 only");
     gemv::require_16_byte_aligned({A, X}, "gemv_tensor_bulk: the copy engine reads A and X from 16-byte boundaries");
     // Y zeroed where slices add into it, as the staged kernels' run does (the plan never packs X).
-    staged::with_layout_and_tiles(p.group, layout, [&](auto row, auto tiles) {
+    staged::with_layout_and_tiles<several::BulkGroups>(p.group, layout, [&](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
         const CUtensorMap a_map = R ? tensor_map(A, n, m, n, kRows) : tensor_map(A, m, n, m, kCols);

@@ -159,10 +159,10 @@ __device__ __forceinline__ void multiply_chunk(const bf16* sA, const bf16* sX, f
 }
 
 // BEGIN EXCERPT staged-kernel
-// The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors, y slices of
-// `per` columns (a multiple of a chunk's); where there are several, partial sums are added into a
-// zeroed Y. Vector v of X starts at X + v·ldx; a_even and x_even: n and ldx are even (see
-// multiply_chunk); whole: every line of A and X starts on a granule (Copies).
+// The grid: x the row_blocks blocks of kRows rows times the groups of 8·T vectors (side by side:
+// staged::place_of), y slices of `per` columns (a multiple of a chunk's); where there are several,
+// partial sums are added into a zeroed Y. Vector v of X starts at X + v·ldx; a_even and x_even: n
+// and ldx are even (see multiply_chunk); whole: every line of A and X starts on a granule (Copies).
 template <bool row, int T, bool a_even, bool x_even, bool whole>
 __global__ void __launch_bounds__(kThreads)
     tensor_staged(const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m, std::int64_t n, int k,
@@ -172,8 +172,9 @@ __global__ void __launch_bounds__(kThreads)
     constexpr int cols = kCols<whole, T>;
     bf16* sX = sA + kStages * a_stage<row, T, whole>();
     const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-    const std::int64_t i0 = blockIdx.x % row_blocks * kRows;
-    const int v0 = int(blockIdx.x / row_blocks) * 8 * T;
+    const staged::Place at = staged::place_of<kRows, 8 * T>(row_blocks);
+    const std::int64_t i0 = at.i0;
+    const int v0 = at.v0;
     const std::int64_t j0 = blockIdx.y * per, j1 = min(n, j0 + per);
     const int chunks = int((j1 - j0 + cols - 1) / cols);
     const Copies<row, T, whole> copies(m, n, k, ldx, i0, j0, v0, chunks);

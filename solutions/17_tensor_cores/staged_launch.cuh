@@ -1,6 +1,7 @@
-// The host side both staged kernels share (gemv_tensor_staged.cu, gemv_fma_staged.cu): the
-// instance for a plan's layout and group, its launch and occupancy for the report and the plan,
-// X packed where the plan says so, and the run around the kernel's launch.
+// What the staged kernels (gemv_tensor_staged.cu, gemv_fma_staged.cu) and the bulk one
+// (gemv_tensor_bulk.cu) share about their launch: the instance for a plan's layout and group, its
+// grid and where a block sits in it, its occupancy for the report and the plan, X packed where the
+// plan says so, and the run around the kernel's launch.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -42,6 +43,21 @@ inline gemv::Launch launch_of(const several::Plan& p, const Instance& instance) 
     l.dynamic_shared = instance.shared_bytes;
     l.kernel = instance.kernel;
     return l;
+}
+
+// Where a block of launch_of's grid sits: its first row and its group's first vector. The groups
+// of one block of rows sit side by side in x, so that the blocks that read the same rows of A run
+// at the same time and all but the first find them in L2. Groups one after the other read A once
+// a group from DRAM: with 128 vectors in groups of 64, side by side took 0.67-0.68 of the time
+// (the bulk kernel, 14336 × 4096, both layouts, H200, slides/data/step16/h200_bulk_group_128.csv).
+struct Place {
+    std::int64_t i0;
+    int v0;
+};
+template <int rows, int vectors>
+__device__ __forceinline__ Place place_of(std::int64_t row_blocks) {
+    const std::int64_t groups = gridDim.x / row_blocks;
+    return {std::int64_t(blockIdx.x / groups) * rows, int(blockIdx.x % groups) * vectors};
 }
 
 // The blocks of `threads` an SM holds, for the plan's waves.

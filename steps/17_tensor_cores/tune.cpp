@@ -59,9 +59,11 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
             if (!several::group_half_filled(g, k)) continue;
             plans.push_back(several::plan_tensor_cores(m, n, k, layout, g, facts.sm_count));
             plans.push_back(several::tensor_staged_plan(m, n, k, layout, g, facts.sm_count));
-            if (several::tensor_bulk_runs_here() && several::bulk_fits(layout, m, n))
-                plans.push_back(several::plan_tensor_bulk(m, n, k, layout, g, facts.sm_count));
         }
+        if (several::tensor_bulk_runs_here() && several::bulk_fits(layout, m, n))
+            for (int g : several::kBulkGroups)
+                if (several::group_half_filled(g, k))
+                    plans.push_back(several::plan_tensor_bulk(m, n, k, layout, g, facts.sm_count));
     }
     return plans;
 }
