@@ -79,8 +79,10 @@ TEST_CASE("step 17: the plans cover every row, column and vector once", "[step17
                       gemv::UsageError);
 }
 
-TEST_CASE("step 17: the bulk kernel takes lines on 16 bytes, and slices until half of the SMs have blocks",
-          "[step17]") {
+TEST_CASE(
+    "step 17: the bulk kernel takes lines on 16 bytes, and slices until half of the SMs have blocks "
+    "(all of them at 128 vectors)",
+    "[step17]") {
     REQUIRE(several::bulk_fits(Layout::row, 14335, 4096));
     REQUIRE_FALSE(several::bulk_fits(Layout::col, 14335, 4096));  // a column of A starts on 2 bytes
     REQUIRE_FALSE(several::bulk_fits(Layout::row, 14336, 4097));  // a row of A and a vector of X
