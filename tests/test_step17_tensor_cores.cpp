@@ -3,6 +3,7 @@
 // stored values. The tensor cores (bf16) where the GPU has bf16 MMA (compute capability 8.0 or
 // later), the bulk kernel where it runs (9.0, built for sm_90a); the staged FMA kernel in float.
 #include <string>
+#include <vector>
 
 #include "chooser.hpp"
 #include "gemv_tensor.cuh"
@@ -24,16 +25,18 @@ int cc_major() {
 }  // namespace
 
 // The cases of the kernels that keep 8·T vectors (the tensor-core kernels in bf16, the staged FMA
-// kernel in float, each with its own groups): every awkward shape, both layouts, every k, with
-// every group that k fills more than half of (and 8 always): check(layout, d, k, g, problem).
+// kernel in float, each with its own groups): every shape of `dims` (the awkward ones unless
+// given), both layouts, every k, with every group that k fills more than half of (and 8 always):
+// check(layout, d, k, g, problem).
 template <class T, class Groups, class Check>
-void for_each_tiled_case(std::uint64_t seed, const Groups& groups, Check check) {
+void for_each_tiled_case(std::uint64_t seed, const Groups& groups, Check check,
+                         const std::vector<gemv_test::Dims>& dims = shapes()) {
     if (cc_major() < 8) {  // bf16 MMA, and the staged kernels' cp.async
         WARN("these kernels need compute capability 8.0: nothing to check on this GPU");
         return;
     }
     for (auto layout : {gemv::Layout::col, gemv::Layout::row})
-        for (const auto& d : shapes())
+        for (const auto& d : dims)
             for (int k : vectors_for(d)) {
                 gemv::DeviceProblem<T> p(gemv::Shape{d.m, d.n, layout}, seed, k);
                 for (int g : groups) {
@@ -81,26 +84,23 @@ TEST_CASE("step 17: the bulk tensor-core kernel is right for every group, shape,
     const int sms = sm_count();
     // Shapes it takes (bulk_fits): a chunk of 128 columns cut at the end (2120, 1000), n at the
     // least (256), few rows and a block of rows and a bit, m odd where A is row-major.
-    for (auto layout : {gemv::Layout::col, gemv::Layout::row})
-        for (const gemv_test::Dims d :
-             {gemv_test::Dims{1000, 4096}, {264, 2120}, {136, 1000}, {8, 256}, {3, 4104}, {4097, 264}}) {
-            if (!several::bulk_fits(layout, d.m, d.n)) continue;
-            for (int k : vectors_for(d)) {
-                gemv::DeviceProblem<__nv_bfloat16> p(gemv::Shape{d.m, d.n, layout}, 47, k);
-                for (int g : several::kBulkGroups) {
-                    if (!several::group_half_filled(g, k)) continue;
-                    // The plan's slices, and many more (as on a GPU with many more SMs).
-                    for (int s : {sms, 64 * sms}) {
-                        const several::Plan plan = several::plan_tensor_bulk(d.m, d.n, k, layout, g, s);
-                        require_right<__nv_bfloat16>(
-                            p, [&] { several::gemv_tensor_bulk(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-                            what<__nv_bfloat16>(d, layout, k,
-                                                "tensor cores, bulk, " + std::to_string(g) + " vectors a block, " +
-                                                    std::to_string(plan.slices) + " slices"));
-                    }
-                }
+    const std::vector<gemv_test::Dims> dims = {{1000, 4096}, {264, 2120}, {136, 1000},
+                                               {8, 256},     {3, 4104},   {4097, 264}};
+    for_each_tiled_case<__nv_bfloat16>(
+        47, several::kBulkGroups,
+        [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
+            if (!several::bulk_fits(layout, d.m, d.n)) return;
+            // The plan's slices, and many more (as on a GPU with many more SMs).
+            for (int s : {sms, 64 * sms}) {
+                const several::Plan plan = several::plan_tensor_bulk(d.m, d.n, k, layout, g, s);
+                require_right<__nv_bfloat16>(
+                    p, [&] { several::gemv_tensor_bulk(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                    what<__nv_bfloat16>(d, layout, k,
+                                        "tensor cores, bulk, " + std::to_string(g) + " vectors a block, " +
+                                            std::to_string(plan.slices) + " slices"));
             }
-        }
+        },
+        dims);
 }
 
 TEST_CASE("step 17: the staged FMA kernel is right for every group, shape, layout and k", "[step17][gpu]") {

@@ -328,9 +328,8 @@ template <bool row, int T, bool shifted, FmaChunks form>
 void launch_form(const several::Plan& p, const float* A, const float* X, std::int64_t ldx, float* Y, std::int64_t m,
                  std::int64_t n, int k, cudaStream_t s) {
     prepared<row, T, shifted, form>();
-    fma_staged<row, T, shifted, form>
-        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, Pitch<row, T, form>::shared_bytes, s>>>(
-            A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
+    fma_staged<row, T, shifted, form><<<staged::grid_of(p), kThreads, Pitch<row, T, form>::shared_bytes, s>>>(
+        A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
 template <bool row, int T>

@@ -198,9 +198,8 @@ void gemv_tensor_bulk(const several::Plan& p, gemv::Layout layout, const bf16* A
         prepared<R, T>();
         staged::run(p, X, Y, m, n, k, s, [&](const bf16* Xs, std::int64_t ldx) {
             const CUtensorMap x_map = tensor_map(Xs, n, k, ldx, 8 * T);
-            tensor_bulk<R, T>
-                <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, Stage<T>::shared, s>>>(
-                    a_map, x_map, Y, m, n, k, p.per, p.blocks, p.atomic());
+            tensor_bulk<R, T><<<staged::grid_of(p), kThreads, Stage<T>::shared, s>>>(a_map, x_map, Y, m, n, k, p.per,
+                                                                                     p.blocks, p.atomic());
         });
     });
 }

@@ -254,9 +254,8 @@ template <bool row, int T, bool a_even, bool x_even, bool whole = false>
 void launch(const several::Plan& p, const bf16* A, const bf16* X, std::int64_t ldx, float* Y, std::int64_t m,
             std::int64_t n, int k, cudaStream_t s) {
     prepared<row, T, a_even, x_even, whole>();
-    tensor_staged<row, T, a_even, x_even, whole>
-        <<<dim3(unsigned(p.blocks * p.groups), unsigned(p.slices)), kThreads, shared_bytes<row, T, whole>(), s>>>(
-            A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
+    tensor_staged<row, T, a_even, x_even, whole><<<staged::grid_of(p), kThreads, shared_bytes<row, T, whole>(), s>>>(
+        A, X, ldx, Y, m, n, k, p.per, p.blocks, p.atomic());
 }
 
 // Whole lines where the plan says so (several::staged_whole_lines; column-major A takes no 4-byte

@@ -34,18 +34,23 @@ struct Instance {
     std::size_t shared_bytes;
 };
 
-// The launch of a staged plan (the grid: blocks of rows times groups, and the slices), for the
-// occupancy report.
+// A staged plan's grid: x the blocks of rows times the groups (place_of says which block is
+// which), y the slices.
+inline dim3 grid_of(const several::Plan& p) {
+    return dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
+}
+
+// The launch of a staged plan, for the occupancy report.
 inline gemv::Launch launch_of(const several::Plan& p, const Instance& instance) {
     gemv::Launch l;
-    l.grid = dim3(unsigned(p.blocks * p.groups), unsigned(p.slices));
+    l.grid = grid_of(p);
     l.block = dim3(unsigned(p.threads));
     l.dynamic_shared = instance.shared_bytes;
     l.kernel = instance.kernel;
     return l;
 }
 
-// Where a block of launch_of's grid sits: its first row and its group's first vector. The groups
+// Where a block of grid_of's grid sits: its first row and its group's first vector. The groups
 // of one block of rows sit side by side in x, so that the blocks that read the same rows of A run
 // at the same time and all but the first find them in L2. Groups one after the other read A once
 // a group from DRAM: with 128 vectors in groups of 64, side by side took 0.67-0.68 of the time
