@@ -44,8 +44,15 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     std::vector<several::Variant> out;
     for (std::size_t i = 0; i < chosen.plans.size(); ++i) {
         const several::Plan& p = chosen.plans[i];
+        // A kernel timed with two groups (the bulk one from 65 vectors) names its group in its rows.
+        std::string name = several::to_string(p.kernel);
+        for (std::size_t j = 0; j < chosen.plans.size(); ++j)
+            if (j != i && chosen.plans[j].kernel == p.kernel) {
+                name += ", " + std::to_string(p.group) + " a block";
+                break;
+            }
         // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
-        out.push_back({several::to_string(p.kernel), several::planned_launch<T>(p, layout),
+        out.push_back({name, several::planned_launch<T>(p, layout),
                        several::planned_traffic(p, m, n, k, layout), chosen.launches[i], several::plan_text(p),
                        several::on_tensor_cores(p.kernel), i == chosen.fastest});
     }
