@@ -277,13 +277,13 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
     REQUIRE(with_bulk(Precision::bf16, Layout::col, 14335, 4096, true) == staged);
     REQUIRE(with_bulk(Precision::f32, Layout::row, 14336, 4096, true) ==
             V{Kernel::register_blocked, Kernel::fma_staged});
-    // From 65 vectors the bulk kernel is timed twice: blocks of 128 vectors, and of 64 side by side.
-    for (int k : {64, 65, 128, 256}) {
+    // From 65 to 128 vectors the bulk kernel is timed twice: blocks of 128 vectors, and of 64 side by side.
+    for (int k : {64, 65, 128, 129, 256}) {
         INFO("k " << k);
         std::vector<int> groups;
         for (const several::Candidate& c : several::candidates(Precision::bf16, k, Layout::row, 9, 8192, 8192, true))
             if (c.kernel == Kernel::tensor_bulk) groups.push_back(c.group);
-        REQUIRE(groups == (k > 64 ? std::vector{128, 64} : std::vector{64}));
+        REQUIRE(groups == (k <= 64 ? std::vector{64} : k <= 128 ? std::vector{128, 64} : std::vector{128}));
     }
     REQUIRE(several::candidates(Precision::bf16, 64, Layout::row, 9)[1].group == several::kTensorMostRow);
     REQUIRE(several::candidates(Precision::bf16, 64, Layout::col, 9)[1].group == several::kTensorMostCol);

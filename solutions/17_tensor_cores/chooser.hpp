@@ -90,12 +90,14 @@ constexpr double kBusyEnough = 0.8;
 // keeps 64 sums beside 64 accumulators, and a stage of 64 KiB (32 of A, 32 of X) leaves room for
 // 3 in an SM's 227 KiB. With 128 vectors one group of 128 took 0.79-0.83 of the time of two
 // groups of 64 at 14336 × 4096, both layouts (H200, slides/data/step16/h200_bulk_group_128.csv).
-// Not everywhere: at 8192 × 8192 with 128 vectors two groups of 64 were 7 % faster, so from 65
-// vectors the chooser times both (bulk_also_64).
+// Not everywhere: two groups of 64 side by side took 0.87-0.98 of the time of one of 128 at
+// 8192 × 8192 (96 and 128 vectors, both layouts) and 1024 × 4096 (128), 1.16-1.32 times it on four
+// other shapes at 96 and 128, and 1.19-1.43 times on all four at 192 and 256 (H200,
+// slides/data/step16/h200_bulk_also_64.csv). So from 65 to 128 vectors the chooser times both.
 using BulkGroups = Compiled<8, 16, 32, 64, 128>;
 inline constexpr const auto& kBulkGroups = BulkGroups::values;
 constexpr bool bulk_also_64(int k) {
-    return k > 64;
+    return k > 64 && k <= 128;
 }
 constexpr int kBulkRows = 128;
 constexpr int kBulkCols = 128;
@@ -243,8 +245,8 @@ struct Candidate {
     int group;
 };
 // On Hopper (bulk_runs: the GPU runs the bulk kernel, tensor_bulk_runs_here) bf16 also takes the
-// bulk tensor-core kernel where the problem fits it (bulk_fits on m and n); from 65 vectors twice,
-// with blocks of 128 and of 64 vectors (bulk_also_64).
+// bulk tensor-core kernel where the problem fits it (bulk_fits on m and n); from 65 to 128 vectors
+// twice, with blocks of 128 and of 64 vectors (bulk_also_64).
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major,
                                   std::int64_t m = 0, std::int64_t n = 0, bool bulk_runs = false);
 // One vector is step 11's problem, GEMV, and step 11's versatile kernel, configured from this

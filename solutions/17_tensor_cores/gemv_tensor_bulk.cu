@@ -22,11 +22,13 @@
 // warpgroups, kBulkRows rows, chunks of kBulkCols columns, bulk_stages chunks in flight (fewer for
 // more vectors: X's boxes grow with them), each stage with an mbarrier that counts its bytes in.
 //
-// Accuracy (the bound n·eps·Σ|a·x| of gemv_tensor_cores.cu): the 8 wgmma of a chunk add into one
-// accumulator, so that a chunk's steps (16 products and the accumulator each) err by less than
-// 8·(16 + h)·eps·Σ|the chunk's products|; the chunk's sum then joins the running sum in an ordinary
-// float addition (u = eps/2 each). Over the row: (8·(16 + h) + (c - 1)/2)·eps·Σ|a·x| for c chunks,
-// within the bound for every n >= 145 with h <= 2: the plan takes n >= kBulkLeastCols.
+// Accuracy (the bound n·eps·Σ|a·x| of gemv_tensor_cores.cu): a run of chunks chains its wgmma (16
+// columns each) in one accumulator, each adding 16 products and the accumulator with an error
+// below (16 + h)·eps·Σ|the run's products so far|; a run of L columns errs by less than
+// L·(1 + h/16)·eps·Σ|its products|, and the runs join the sums in float additions (u = eps/2
+// each). A block's c chunks of kCols = 128 columns go in runs of max(1, c / 2) chunks, at most
+// 64·c columns a run and 3 runs: with h <= 2, 1.125·64·c + c <= 128·(c - 1) < n for c >= 3, and
+// 1.125·128 + 2 <= 256 <= n for c <= 2, since the plan takes n >= kBulkLeastCols.
 namespace gemv::several {
 namespace {
 
@@ -81,24 +83,30 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();
     float d[4 * T] = {}, sum[4 * T] = {};
+    const int run = max(1, chunks / 2);  // chunks a run (the accuracy argument above)
     // BEGIN EXCERPT bulk-loop
-    for (int c = 0; c < chunks; ++c) {
-        hopper::barrier_wait(bar(c), c / kStages % 2);  // chunk c is in
-        hopper::wgmma_fence();
+    for (int c0 = 0; c0 < chunks; c0 += run) {
+        for (int c = c0; c < min(chunks, c0 + run); ++c) {  // a run: its chunks chained in d
+            hopper::barrier_wait(bar(c), c / kStages % 2);  // chunk c is in
+            hopper::wgmma_fence();
 #pragma unroll
-        for (int b = 0; b < kBoxes; ++b)
+            for (int b = 0; b < kBoxes; ++b)
 #pragma unroll
-            for (int step = 0; step < kBox / 16; ++step) {  // 16 columns a wgmma
-                const std::uint32_t a = row ? stage(c) + b * kRows * kLine + warpgroup * 64 * kLine + 32 * step
-                                            : stage(c) + warpgroup * kABytes / 2 + (kBox * b + 16 * step) * kLine;
-                const std::uint32_t x = stage(c) + kABytes + b * Stage<T>::x_box + 32 * step;
-                hopper::wgmma<8 * T, row ? 0 : 1>(d, hopper::operand(a), hopper::operand(x), b + step > 0);
-            }
-        hopper::wgmma_commit_and_wait();
+                for (int step = 0; step < kBox / 16; ++step) {  // 16 columns a wgmma
+                    const std::uint32_t a = row ? stage(c) + b * kRows * kLine + warpgroup * 64 * kLine + 32 * step
+                                                : stage(c) + warpgroup * kABytes / 2 + (kBox * b + 16 * step) * kLine;
+                    const std::uint32_t x = stage(c) + kABytes + b * Stage<T>::x_box + 32 * step;
+                    hopper::wgmma<8 * T, row ? 0 : 1>(d, hopper::operand(a), hopper::operand(x),
+                                                      c > c0 || b + step > 0);
+                }
+            hopper::wgmma_commit();
+            hopper::wgmma_wait<1>();  // chunk c's run on; chunk c - 1's are done
+            __syncthreads();          // in both warpgroups: refill chunk c - 1's stage
+            if (threadIdx.x == 0 && c >= 1 && c - 1 + kStages < chunks) copy(c - 1 + kStages);
+        }
+        hopper::wgmma_wait<0>();
 #pragma unroll
-        for (int e = 0; e < 4 * T; ++e) sum[e] += d[e];
-        __syncthreads();  // every warpgroup is done with the stage: refill it
-        if (threadIdx.x == 0 && c + kStages < chunks) copy(c + kStages);
+        for (int e = 0; e < 4 * T; ++e) sum[e] += d[e];  // the run joins the sums
     }
     // END EXCERPT bulk-loop
     const int t = threadIdx.x % 128, r = i0 + 64 * warpgroup + 16 * (t / 32) + t % 32 / 4;

@@ -83,7 +83,9 @@ __device__ __forceinline__ std::uint64_t operand(std::uint32_t address) {
 }
 
 // The warpgroup's accumulators (64 × N floats, N/2 a thread) are written by wgmma in the
-// background: fence before the first, commit the group, wait for it before reading them.
+// background: fence before the first, commit the wgmma issued since the last commit as a group,
+// and wait until at most `pending` groups still run before the stage they read is reused (or,
+// with 0, before the accumulators are read).
 __device__ __forceinline__ void wgmma_fence() {
 #if GEMV_HOPPER_CODE
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -91,9 +93,17 @@ __device__ __forceinline__ void wgmma_fence() {
     __trap();
 #endif
 }
-__device__ __forceinline__ void wgmma_commit_and_wait() {
+__device__ __forceinline__ void wgmma_commit() {
 #if GEMV_HOPPER_CODE
-    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#else
+    __trap();
+#endif
+}
+template <int pending>
+__device__ __forceinline__ void wgmma_wait() {
+#if GEMV_HOPPER_CODE
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(pending) : "memory");
 #else
     __trap();
 #endif

@@ -52,9 +52,9 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
                 break;
             }
         // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
-        out.push_back({name, several::planned_launch<T>(p, layout),
-                       several::planned_traffic(p, m, n, k, layout), chosen.launches[i], several::plan_text(p),
-                       several::on_tensor_cores(p.kernel), i == chosen.fastest});
+        out.push_back({name, several::planned_launch<T>(p, layout), several::planned_traffic(p, m, n, k, layout),
+                       chosen.launches[i], several::plan_text(p), several::on_tensor_cores(p.kernel),
+                       i == chosen.fastest});
     }
     if (chosen.versatile) {  // k = 1: step 11's kernel, in the configuration pick_timed chose for this problem
         const gemv::VersatilePlan& plan = chosen.versatile->plan;
