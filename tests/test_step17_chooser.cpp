@@ -100,9 +100,11 @@ TEST_CASE(
     REQUIRE(slices(4096, 14336, 64) == 2);  // 32 blocks
     REQUIRE(slices(1024, 4096, 64) == 8);   // 8 blocks
     REQUIRE(slices(8, 256, 1) == 2);        // never more than the chunks
-    // From 65 vectors, groups of 128, sliced until all of the SMs have blocks.
-    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 65) == 128);
+    // From 65 vectors, groups of 96 and 128, sliced until all of the SMs have blocks.
+    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 65) == 96);
+    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 97) == 128);
     REQUIRE(several::group_for(several::Kernel::tensor_bulk, 256) == 128);
+    REQUIRE(slices(8192, 8192, 96) == 2);   // 64 blocks
     REQUIRE(slices(8192, 8192, 128) == 2);  // 64 blocks
     REQUIRE(slices(1024, 4096, 256) == 8);  // 8 blocks in 2 groups
 }
@@ -277,13 +279,23 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
     REQUIRE(with_bulk(Precision::bf16, Layout::col, 14335, 4096, true) == staged);
     REQUIRE(with_bulk(Precision::f32, Layout::row, 14336, 4096, true) ==
             V{Kernel::register_blocked, Kernel::fma_staged});
-    // From 65 to 128 vectors the bulk kernel is timed twice: blocks of 128 vectors, and of 64 side by side.
-    for (int k : {64, 65, 128, 129, 256}) {
+    // From 65 vectors the bulk kernel is timed with every group of 64 or more that takes k in at
+    // most two groups, up to the one that holds it.
+    using G = std::vector<int>;
+    for (const auto& [k, timed] : std::vector<std::pair<int, G>>{{64, {64}},
+                                                                 {65, {64, 96}},
+                                                                 {96, {64, 96}},
+                                                                 {97, {64, 96, 128}},
+                                                                 {128, {64, 96, 128}},
+                                                                 {129, {96, 128}},
+                                                                 {192, {96, 128}},
+                                                                 {193, {128}},
+                                                                 {256, {128}}}) {
         INFO("k " << k);
-        std::vector<int> groups;
+        G groups;
         for (const several::Candidate& c : several::candidates(Precision::bf16, k, Layout::row, 9, 8192, 8192, true))
             if (c.kernel == Kernel::tensor_bulk) groups.push_back(c.group);
-        REQUIRE(groups == (k <= 64 ? std::vector{64} : k <= 128 ? std::vector{128, 64} : std::vector{128}));
+        REQUIRE(groups == timed);
     }
     REQUIRE(several::candidates(Precision::bf16, 64, Layout::row, 9)[1].group == several::kTensorMostRow);
     REQUIRE(several::candidates(Precision::bf16, 64, Layout::col, 9)[1].group == several::kTensorMostCol);

@@ -148,10 +148,9 @@ std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout
         const int most = layout == gemv::Layout::row ? kTensorMostRow : kTensorMostCol;
         out.push_back({Kernel::tensor_cores, std::min(group_for(Kernel::tensor_cores, k), most)});
         out.push_back({Kernel::tensor_staged, group_for(Kernel::tensor_staged, k)});
-        if (bulk_runs && bulk_fits(layout, m, n)) {
-            out.push_back({Kernel::tensor_bulk, group_for(Kernel::tensor_bulk, k)});
-            if (bulk_also_64(k)) out.push_back({Kernel::tensor_bulk, 64});
-        }
+        if (bulk_runs && bulk_fits(layout, m, n))
+            for (int g : kBulkGroups)
+                if (bulk_timed(g, k)) out.push_back({Kernel::tensor_bulk, g});
     }
     return out;
 }

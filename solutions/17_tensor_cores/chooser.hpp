@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "several_vectors.hpp"
@@ -86,18 +87,27 @@ constexpr double kBusyEnough = 0.8;
 // from shared memory by the tensor cores themselves. The copy engine needs every line of A and X to
 // start on 16 bytes (row-major A: n a multiple of 8; column-major: m and n, X's lines being n
 // long), and the accuracy argument atop the kernel needs n >= kBulkLeastCols.
-// Its groups: the tensor-core kernels' and 128 (a wgmma takes up to 256 vectors). At 128 a thread
-// keeps 64 sums beside 64 accumulators, and a stage of 64 KiB (32 of A, 32 of X) leaves room for
-// 3 in an SM's 227 KiB. With 128 vectors one group of 128 took 0.79-0.83 of the time of two
-// groups of 64 at 14336 × 4096, both layouts (H200, slides/data/step16/h200_bulk_group_128.csv).
-// Not everywhere: two groups of 64 side by side took 0.87-0.98 of the time of one of 128 at
-// 8192 × 8192 (96 and 128 vectors, both layouts) and 1024 × 4096 (128), 1.16-1.32 times it on four
-// other shapes at 96 and 128, and 1.19-1.43 times on all four at 192 and 256 (H200,
-// slides/data/step16/h200_bulk_also_64.csv). So from 65 to 128 vectors the chooser times both.
-using BulkGroups = Compiled<8, 16, 32, 64, 128>;
+// Its groups: the tensor-core kernels', 96 and 128 (a wgmma takes any multiple of 8 up to 256
+// vectors). At 128 a thread keeps 64 sums beside 64 accumulators, and a stage of 64 KiB (32 of A,
+// 32 of X) leaves room for 3 in an SM's 227 KiB. With 128 vectors one group of 128 took
+// 0.79-0.83 of the time of two groups of 64 at 14336 × 4096, both layouts (H200,
+// slides/data/step16/h200_bulk_group_128.csv). Not everywhere: two groups of 64 side by side took
+// 0.87-0.98 of the time of one of 128 at 8192 × 8192 (96 and 128 vectors, both layouts) and
+// 1024 × 4096 (128), 1.16-1.32 times it on four other shapes at 96 and 128, and 1.19-1.43 times
+// on all four at 192 and 256 (H200, slides/data/step16/h200_bulk_also_64.csv). And groups of 128
+// do the multiply-adds of 256 vectors for 129 to 256. So from 65 vectors the chooser times every
+// group of 64 or more that takes k in at most two groups, up to the one that holds it
+// (bulk_timed): 64 and 96 at 65 to 96, 64, 96 and 128 at 97 to 128, 96 and 128 at 129 to 192.
+using BulkGroups = Compiled<8, 16, 32, 64, 96, 128>;
 inline constexpr const auto& kBulkGroups = BulkGroups::values;
-constexpr bool bulk_also_64(int k) {
-    return k > 64 && k <= 128;
+constexpr bool bulk_timed(int group, int k) {
+    int holds = kBulkGroups[std::size(kBulkGroups) - 1];  // the smallest that holds k, or the largest
+    for (int g : kBulkGroups)
+        if (g >= k) {
+            holds = g;
+            break;
+        }
+    return group == holds || (k > 64 && group >= 64 && 2 * group >= k && group < holds);
 }
 constexpr int kBulkRows = 128;
 constexpr int kBulkCols = 128;
@@ -119,7 +129,7 @@ constexpr bool bulk_fits(gemv::Layout layout, std::int64_t m, std::int64_t n) {
 // its bytes, and half of the SMs no longer keep up: all of them took 0.82 of the time at
 // 8192 × 8192 with 128 vectors, 0.61 at 4096 × 14336 column-major with 256 (h200_bulk_group_128.csv).
 constexpr double bulk_busy_share(int group) {
-    return group >= 128 ? 1.0 : 0.5;
+    return group >= 96 ? 1.0 : 0.5;  // 96: as 128, not measured apart
 }
 
 // X is packed (pack_x) where 32 vectors a block or more meet an odd n and X is small beside A
@@ -245,8 +255,8 @@ struct Candidate {
     int group;
 };
 // On Hopper (bulk_runs: the GPU runs the bulk kernel, tensor_bulk_runs_here) bf16 also takes the
-// bulk tensor-core kernel where the problem fits it (bulk_fits on m and n); from 65 to 128 vectors
-// twice, with blocks of 128 and of 64 vectors (bulk_also_64).
+// bulk tensor-core kernel where the problem fits it (bulk_fits on m and n); from 65 vectors with
+// each group bulk_timed names.
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major,
                                   std::int64_t m = 0, std::int64_t n = 0, bool bulk_runs = false);
 // One vector is step 11's problem, GEMV, and step 11's versatile kernel, configured from this

@@ -170,6 +170,26 @@ __device__ __forceinline__ void wgmma_n64(float (&d)[32], std::uint64_t a, std::
 }
 
 template <int trans_a>
+__device__ __forceinline__ void wgmma_n96(float (&d)[48], std::uint64_t a, std::uint64_t b, int add) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%"
+        "29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47}, %48, %49, p, 1, 1, %51, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
+          "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+          "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+        : "l"(a), "l"(b), "r"(add), "n"(trans_a));
+#else
+    __trap();
+#endif
+}
+
+template <int trans_a>
 __device__ __forceinline__ void wgmma_n128(float (&d)[64], std::uint64_t a, std::uint64_t b, int add) {
 #if GEMV_HOPPER_CODE
     asm volatile(
@@ -198,11 +218,12 @@ __device__ __forceinline__ void wgmma_n128(float (&d)[64], std::uint64_t a, std:
 // warpgroup holds d[i] = D(16·(t/32) + (t%32)/4 + 8·((i%4)/2), 8·(i/4) + 2·(t%4) + i%2).
 template <int N, int trans_a>
 __device__ __forceinline__ void wgmma(float (&d)[N / 2], std::uint64_t a, std::uint64_t b, int add) {
-    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "wgmma here takes 8 to 128 vectors");
+    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 96 || N == 128, "wgmma here takes 8 to 128 vectors");
     if constexpr (N == 8) wgmma_n8<trans_a>(d, a, b, add);
     if constexpr (N == 16) wgmma_n16<trans_a>(d, a, b, add);
     if constexpr (N == 32) wgmma_n32<trans_a>(d, a, b, add);
     if constexpr (N == 64) wgmma_n64<trans_a>(d, a, b, add);
+    if constexpr (N == 96) wgmma_n96<trans_a>(d, a, b, add);
     if constexpr (N == 128) wgmma_n128<trans_a>(d, a, b, add);
 }
 
