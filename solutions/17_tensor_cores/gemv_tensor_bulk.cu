@@ -26,9 +26,10 @@
 // columns each) in one accumulator, each adding 16 products and the accumulator with an error
 // below (16 + h)·eps·Σ|the run's products so far|; a run of L columns errs by less than
 // L·(1 + h/16)·eps·Σ|its products|, and the runs join the sums in float additions (u = eps/2
-// each). A block's c chunks of kCols = 128 columns go in runs of max(1, c / 2) chunks, at most
-// 64·c columns a run and 3 runs: with h <= 2, 1.125·64·c + c <= 128·(c - 1) < n for c >= 3, and
-// 1.125·128 + 2 <= 256 <= n for c <= 2, since the plan takes n >= kBulkLeastCols.
+// each). A block's c chunks of kCols = 128 columns go in runs of max(1, c / 2) chunks, 3 runs at
+// most. With h <= 2: for c >= 3 a run holds at most 64·c columns, and 1.125·64·c + c <=
+// 128·(c - 1) < n; for c <= 2 a run is one chunk, and 1.125·128 + 2 <= 256 <= n, since the plan
+// takes n >= kBulkLeastCols.
 namespace gemv::several {
 namespace {
 

@@ -44,7 +44,7 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     std::vector<several::Variant> out;
     for (std::size_t i = 0; i < chosen.plans.size(); ++i) {
         const several::Plan& p = chosen.plans[i];
-        // A kernel timed with two groups (the bulk one from 65 vectors) names its group in its rows.
+        // A kernel timed with several groups (the bulk one from 65 vectors) names its group in its rows.
         std::string name = several::to_string(p.kernel);
         for (std::size_t j = 0; j < chosen.plans.size(); ++j)
             if (j != i && chosen.plans[j].kernel == p.kernel) {
