@@ -137,6 +137,11 @@ int group_for(Kernel kernel, int k) {
     });
 }
 
+bool bulk_timed(int group, int k) {
+    const int holds = group_for(Kernel::tensor_bulk, k);  // the smallest that holds k, or the largest
+    return group == holds || (k > 64 && group >= 64 && 2 * group >= k && group < holds);
+}
+
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major, std::int64_t m,
                                   std::int64_t n, bool bulk_runs) {
     require_k(k);

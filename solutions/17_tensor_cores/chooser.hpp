@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <iterator>
 #include <vector>
 
 #include "several_vectors.hpp"
@@ -100,15 +99,7 @@ constexpr double kBusyEnough = 0.8;
 // (bulk_timed): 64 and 96 at 65 to 96, 64, 96 and 128 at 97 to 128, 96 and 128 at 129 to 192.
 using BulkGroups = Compiled<8, 16, 32, 64, 96, 128>;
 inline constexpr const auto& kBulkGroups = BulkGroups::values;
-constexpr bool bulk_timed(int group, int k) {
-    int holds = kBulkGroups[std::size(kBulkGroups) - 1];  // the smallest that holds k, or the largest
-    for (int g : kBulkGroups)
-        if (g >= k) {
-            holds = g;
-            break;
-        }
-    return group == holds || (k > 64 && group >= 64 && 2 * group >= k && group < holds);
-}
+bool bulk_timed(int group, int k);
 constexpr int kBulkRows = 128;
 constexpr int kBulkCols = 128;
 constexpr int bulk_stages(int group) {

@@ -6,6 +6,7 @@
 // X (n×k) and Y (m×k) are column-major, as cuBLAS takes them; A is row- or column-major.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
@@ -46,11 +47,9 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
         const several::Plan& p = chosen.plans[i];
         // A kernel timed with several groups (the bulk one from 65 vectors) names its group in its rows.
         std::string name = several::to_string(p.kernel);
-        for (std::size_t j = 0; j < chosen.plans.size(); ++j)
-            if (j != i && chosen.plans[j].kernel == p.kernel) {
-                name += ", " + std::to_string(p.group) + " a block";
-                break;
-            }
+        const auto same_kernel = [&](const several::Plan& q) { return q.kernel == p.kernel; };
+        if (std::count_if(chosen.plans.begin(), chosen.plans.end(), same_kernel) > 1)
+            name += ", " + std::to_string(p.group) + " a block";
         // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
         out.push_back({name, several::planned_launch<T>(p, layout), several::planned_traffic(p, m, n, k, layout),
                        chosen.launches[i], several::plan_text(p), several::on_tensor_cores(p.kernel),
