@@ -100,13 +100,15 @@ TEST_CASE(
     REQUIRE(slices(4096, 14336, 64) == 2);  // 32 blocks
     REQUIRE(slices(1024, 4096, 64) == 8);   // 8 blocks
     REQUIRE(slices(8, 256, 1) == 2);        // never more than the chunks
-    // From 65 vectors, groups of 96 and 128, sliced until all of the SMs have blocks.
+    // From 65 vectors, groups of 96 to 192, sliced until all of the SMs have blocks.
     REQUIRE(several::group_for(several::Kernel::tensor_bulk, 65) == 96);
     REQUIRE(several::group_for(several::Kernel::tensor_bulk, 97) == 128);
-    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 256) == 128);
-    REQUIRE(slices(8192, 8192, 96) == 2);   // 64 blocks
-    REQUIRE(slices(8192, 8192, 128) == 2);  // 64 blocks
-    REQUIRE(slices(1024, 4096, 256) == 8);  // 8 blocks in 2 groups
+    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 137) == 144);
+    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 164) == 192);
+    REQUIRE(several::group_for(several::Kernel::tensor_bulk, 256) == 128);  // two of 128, not of 192
+    REQUIRE(slices(8192, 8192, 96) == 2);                                   // 64 blocks
+    REQUIRE(slices(8192, 8192, 128) == 2);                                  // 64 blocks
+    REQUIRE(slices(1024, 4096, 256) == 8);                                  // 8 blocks in 2 groups
 }
 
 TEST_CASE("step 17: the staged kernel's slices fill whole waves of blocks", "[step17]") {
@@ -279,16 +281,18 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
     REQUIRE(with_bulk(Precision::bf16, Layout::col, 14335, 4096, true) == staged);
     REQUIRE(with_bulk(Precision::f32, Layout::row, 14336, 4096, true) ==
             V{Kernel::register_blocked, Kernel::fma_staged});
-    // From 65 vectors the bulk kernel is timed with every group of 64 or more that takes k in at
-    // most two groups, up to the one that holds it.
+    // From 65 vectors the bulk kernel is timed with the group that holds k and the smallest of 64
+    // or more that takes it in two.
     using G = std::vector<int>;
     for (const auto& [k, timed] : std::vector<std::pair<int, G>>{{64, {64}},
                                                                  {65, {64, 96}},
                                                                  {96, {64, 96}},
-                                                                 {97, {64, 96, 128}},
-                                                                 {128, {64, 96, 128}},
-                                                                 {129, {96, 128}},
-                                                                 {192, {96, 128}},
+                                                                 {97, {64, 128}},
+                                                                 {128, {64, 128}},
+                                                                 {129, {96, 144}},
+                                                                 {144, {96, 144}},
+                                                                 {145, {96, 192}},
+                                                                 {192, {96, 192}},
                                                                  {193, {128}},
                                                                  {256, {128}}}) {
         INFO("k " << k);
@@ -317,6 +321,7 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
     REQUIRE(several::group_for(Kernel::fma_staged, 49) == 56);
     REQUIRE(several::group_for(Kernel::fma_staged, 57) == 64);
     REQUIRE(several::group_for(Kernel::fma_staged, 256) == 64);
+    REQUIRE(several::group_for(Kernel::fma_staged, 100) == 56);  // two groups either way: 112 vectors, not 128
 }
 
 TEST_CASE("step 17: a group no tensor-core or staged kernel was compiled for is refused", "[step17]") {

@@ -131,15 +131,17 @@ Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout,
 int group_for(Kernel kernel, int k) {
     if (kernel == Kernel::register_blocked) return register_group_for(k);
     return with_groups_of(kernel, [k](auto groups) {
+        const int most = groups.values[std::size(groups.values) - 1];
+        const int fewest = int(div_up(k, most));  // groups of k: one where a group holds k
         for (int g : groups.values)
-            if (g >= k) return g;
-        return groups.values[std::size(groups.values) - 1];
+            if (div_up(k, g) == fewest) return g;
+        return most;
     });
 }
 
 bool bulk_timed(int group, int k) {
-    const int holds = group_for(Kernel::tensor_bulk, k);  // the smallest that holds k, or the largest
-    return group == holds || (k > 64 && group >= 64 && 2 * group >= k && group < holds);
+    return group == group_for(Kernel::tensor_bulk, k) ||
+           (k > 64 && group == group_for(Kernel::tensor_bulk, std::max(64, int(div_up(k, 2)))));
 }
 
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major, std::int64_t m,

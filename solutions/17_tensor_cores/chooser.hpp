@@ -81,29 +81,42 @@ constexpr int staged_cols(bool whole_lines, int group) {
 constexpr double kBusyEnough = 0.8;
 // The bulk tensor-core kernel (gemv_tensor_bulk.cu), Hopper's way: compute capability 9.0, code
 // built for sm_90a. A block of two warpgroups (8 warps) takes kBulkRows rows and its group's 8·T
-// vectors; one thread asks the copy engine (TMA) for each chunk of kBulkCols columns of A and X,
+// vectors; one thread asks the copy engine (TMA) for each chunk of bulk_chunk_cols columns of A and X,
 // bulk_stages chunks ahead, and each warpgroup multiplies its 64 rows with wgmma, its operands read
 // from shared memory by the tensor cores themselves. The copy engine needs every line of A and X to
 // start on 16 bytes (row-major A: n a multiple of 8; column-major: m and n, X's lines being n
 // long), and the accuracy argument atop the kernel needs n >= kBulkLeastCols.
-// Its groups: the tensor-core kernels', 96 and 128 (a wgmma takes any multiple of 8 up to 256
-// vectors). At 128 a thread keeps 64 sums beside 64 accumulators, and a stage of 64 KiB (32 of A,
-// 32 of X) leaves room for 3 in an SM's 227 KiB. With 128 vectors one group of 128 took
-// 0.79-0.83 of the time of two groups of 64 at 14336 × 4096, both layouts (H200,
-// slides/data/step16/h200_bulk_group_128.csv). Not everywhere: two groups of 64 side by side took
-// 0.87-0.98 of the time of one of 128 at 8192 × 8192 (96 and 128 vectors, both layouts) and
-// 1024 × 4096 (128), 1.16-1.32 times it on four other shapes at 96 and 128, and 1.19-1.43 times
-// on all four at 192 and 256 (H200, slides/data/step16/h200_bulk_also_64.csv). And groups of 128
-// do the multiply-adds of 256 vectors for 129 to 256. So from 65 vectors the chooser times every
-// group of 64 or more that takes k in at most two groups, up to the one that holds it
-// (bulk_timed): 64 and 96 at 65 to 96, 64, 96 and 128 at 97 to 128, 96 and 128 at 129 to 192.
-using BulkGroups = Compiled<8, 16, 32, 64, 96, 128>;
+// Its groups: the tensor-core kernels', 96, 128, 144 and 192 (a wgmma takes any multiple of 8 up
+// to 256 vectors; at 192 a thread keeps 96 sums beside 96 accumulators, 200 registers). With 128
+// vectors one group of 128 took 0.79-0.83 of the time of two groups of 64 at 14336 × 4096, both
+// layouts (H200, slides/data/step16/h200_bulk_group_128.csv). Not everywhere: two groups of 64
+// side by side took 0.87-0.98 of the time of one of 128 at 8192 × 8192 (96 and 128 vectors, both
+// layouts) and 1024 × 4096 (128) (H200, slides/data/step16/h200_bulk_also_64.csv). Past 128
+// vectors two groups read A twice, and each reads all of X again: one group of 144 or 192 that
+// holds k took 0.61-0.86 of the time of two of 96 on 11 of 13 problems of 130 to 192 vectors, as
+// long at 8192 × 8192 with 160, 1.24 times it there with 192 (H200,
+// slides/data/step16/h200_bulk_groups_144_192.csv). So from 65 vectors the chooser times the
+// group that holds k and the smallest of 64 or more that takes it in two (bulk_timed): 64 and 96
+// at 65 to 96, 64 and 128 at 97 to 128, 96 and 144 at 129 to 144, 96 and 192 at 145 to 192, 128
+// from 193. From kBulkWide vectors a chunk is half as wide: a stage of 192 vectors × 128 columns
+// is 80 KiB, 2 in an SM, and a block waits for each copy; 5 of 40 KiB took 0.59-0.83 of the time
+// at 192 (and 164) vectors. Groups of 128 keep theirs: halved, 1.04 and 1.12 times as long at
+// 14336 × 4096 with 128 and 2472 × 13936 with 207, 0.93 with 256.
+using BulkGroups = Compiled<8, 16, 32, 64, 96, 128, 144, 192>;
 inline constexpr const auto& kBulkGroups = BulkGroups::values;
 bool bulk_timed(int group, int k);
 constexpr int kBulkRows = 128;
-constexpr int kBulkCols = 128;
-constexpr int bulk_stages(int group) {
-    return group >= 128 ? 3 : 4;
+constexpr int kBulkCols = 128;  // a slice's columns are a multiple of them
+constexpr int kBulkWide = 144;
+constexpr int bulk_chunk_cols(int group) {
+    return group >= kBulkWide ? kBulkCols / 2 : kBulkCols;
+}
+constexpr int bulk_stage_bytes(int group) {
+    return 2 * bulk_chunk_cols(group) * (kBulkRows + group);  // A's lines and X's, 2 bytes an element
+}
+constexpr int bulk_stages(int group) {  // as many as fit beside the 1024 bytes of alignment; 4 of 128 columns
+    const int fit = (227 * 1024 - 1024) / bulk_stage_bytes(group);
+    return bulk_chunk_cols(group) == kBulkCols && fit > 4 ? 4 : fit;
 }
 constexpr std::int64_t kBulkLeastCols = 256;
 constexpr bool bulk_fits(gemv::Layout layout, std::int64_t m, std::int64_t n) {
@@ -223,7 +236,10 @@ Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout
 Plan plan_fma_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                      int blocks_per_sm, FmaChunks chunks);
 
-// The smallest group of the kernel's list that holds k vectors (the largest where none does).
+// The smallest group of the kernel's list that holds k vectors; where none does, the smallest that
+// takes k in as few groups as the largest does: 100 vectors in two groups of 56 for the staged FMA
+// kernel, not of 64, took 0.94 and 0.97 of the time at 14336 × 4096 row-major and 8192 × 8192
+// column-major (H200, slides/data/step16/h200_bulk_groups_144_192.csv).
 int group_for(Kernel kernel, int k);
 
 // The chooser. No one kernel is fastest everywhere, and the rules of thresholds first written from

@@ -19,35 +19,39 @@
 // (TMA) for a whole box of A or X in one instruction, and it lands swizzled as the tensor cores read
 // it; a warpgroup (4 warps) multiplies 64 rows by all of the block's vectors, 16 columns a wgmma,
 // its operands read from shared memory by the tensor cores themselves. A block: 2
-// warpgroups, kBulkRows rows, chunks of kBulkCols columns, bulk_stages chunks in flight (fewer for
-// more vectors: X's boxes grow with them), each stage with an mbarrier that counts its bytes in.
+// warpgroups, kBulkRows rows, chunks of bulk_chunk_cols columns (128, or 64 from kBulkWide vectors:
+// X's boxes grow with them), bulk_stages chunks in flight, each stage with an mbarrier that counts
+// its bytes in.
 //
 // Accuracy (the bound n·eps·Σ|a·x| of gemv_tensor_cores.cu): a run of chunks chains its wgmma (16
 // columns each) in one accumulator, each adding 16 products and the accumulator with an error
 // below (16 + h)·eps·Σ|the run's products so far|; a run of L columns errs by less than
 // L·(1 + h/16)·eps·Σ|its products|, and the runs join the sums in float additions (u = eps/2
-// each). A block's c chunks of kCols = 128 columns go in runs of max(1, c / 2) chunks, 3 runs at
-// most. With h <= 2: for c >= 3 a run holds at most 64·c columns, and 1.125·64·c + c <=
-// 128·(c - 1) < n; for c <= 2 a run is one chunk, and 1.125·128 + 2 <= 256 <= n, since the plan
+// each). A block's c chunks of C = 128 or 64 columns go in runs of max(1, c / 2) chunks, 3 runs at
+// most. With h <= 2: for c >= 3 a run holds at most C·c/2 columns, and 1.125·C·c/2 + c <=
+// C·(c - 1) < n; for c <= 2 a run is one chunk, and 1.125·128 + 2 <= 256 <= n, since the plan
 // takes n >= kBulkLeastCols.
 namespace gemv::several {
 namespace {
 
 using bf16 = __nv_bfloat16;
-constexpr int kThreads = several::kTensorThreads, kRows = several::kBulkRows, kCols = several::kBulkCols;
+constexpr int kThreads = several::kTensorThreads, kRows = several::kBulkRows;
 static_assert(kThreads == 2 * 128 && kRows == 2 * 64, "two warpgroups of 64 rows");
-static_assert(kCols % 64 == 0, "a box is 64 columns (128 bytes, the swizzle's width) wide");
 
-// A box is 64 elements (128 bytes) along its lines. A stage: A's boxes, then X's.
-//  - Row-major A: kCols / 64 boxes of kRows rows × 64 columns; warpgroup w's rows from line 64·w.
-//  - Column-major A: one box a warpgroup, its 64 rows × kCols columns (a line: 64 rows of a column).
-//  - X: kCols / 64 boxes of 8·T vectors × 64 columns.
-constexpr int kBox = 64, kBoxes = kCols / kBox, kLine = 128, kABytes = kRows * kCols * 2;
+// A box is 64 elements (128 bytes) along its lines. A stage, a chunk of `cols` columns: A's boxes,
+// then X's.
+//  - Row-major A: cols / 64 boxes of kRows rows × 64 columns; warpgroup w's rows from line 64·w.
+//  - Column-major A: one box a warpgroup, its 64 rows × cols columns (a line: 64 rows of a column).
+//  - X: cols / 64 boxes of 8·T vectors × 64 columns.
+constexpr int kBox = 64, kLine = 128;
 template <int T>
 struct Stage {
-    static constexpr int x_box = 8 * T * kLine, bytes = kABytes + kBoxes * x_box;
+    static constexpr int cols = several::bulk_chunk_cols(8 * T), boxes = cols / kBox, a_bytes = kRows * cols * 2;
+    static constexpr int x_box = 8 * T * kLine, bytes = a_bytes + boxes * x_box;
     static constexpr int stages = several::bulk_stages(8 * T);
     static constexpr int shared = stages * bytes + 1024;  // and room to start on 1024 bytes, as the swizzle does
+    static_assert(cols % kBox == 0 && several::kBulkCols % cols == 0, "whole boxes; a slice holds whole chunks");
+    static_assert(bytes == several::bulk_stage_bytes(8 * T) && bytes % 1024 == 0, "stages on the swizzle's 1024 bytes");
     static_assert(shared <= 227 * 1024, "the stages fit an SM's shared memory");
 };
 
@@ -55,7 +59,8 @@ template <bool row, int T>
 __global__ void __launch_bounds__(kThreads)
     tensor_bulk(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap x_map, float* Y,
                 std::int64_t m, std::int64_t n, int k, std::int64_t per, std::int64_t row_blocks, bool atomic) {
-    constexpr int kStages = Stage<T>::stages;
+    constexpr int kStages = Stage<T>::stages, kCols = Stage<T>::cols, kBoxes = Stage<T>::boxes;
+    constexpr int kABytes = Stage<T>::a_bytes;
     extern __shared__ unsigned char shared[];
     __shared__ alignas(8) std::uint64_t in[kStages];  // stage s's bytes are in
     const std::uint32_t base = (shared_address(shared) + 1023) & ~1023u;
@@ -203,7 +208,7 @@ void gemv_tensor_bulk(const several::Plan& p, gemv::Layout layout, const bf16* A
     staged::with_layout_and_tiles<several::BulkGroups>(p.group, layout, [&](auto row, auto tiles) {
         constexpr bool R = decltype(row)::value;
         constexpr int T = decltype(tiles)::value;
-        const CUtensorMap a_map = R ? tensor_map(A, n, m, n, kRows) : tensor_map(A, m, n, m, kCols);
+        const CUtensorMap a_map = R ? tensor_map(A, n, m, n, kRows) : tensor_map(A, m, n, m, Stage<T>::cols);
         prepared<R, T>();
         staged::run(p, X, Y, m, n, k, s, [&](const bf16* Xs, std::int64_t ldx) {
             const CUtensorMap x_map = tensor_map(Xs, n, k, ldx, 8 * T);
