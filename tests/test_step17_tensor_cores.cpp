@@ -82,8 +82,9 @@ TEST_CASE("step 17: the bulk tensor-core kernel is right for every group, shape,
         return;
     }
     const int sms = sm_count();
-    // Shapes it takes (bulk_fits): a chunk of 128 columns cut at the end (2120, 1000), n at the
-    // least (256), few rows and a block of rows and a bit, m odd where A is row-major.
+    // Shapes it takes (bulk_fits): a chunk cut at the end (2120, 1000: of 128 columns, and of 64
+    // from kBulkWide vectors), n at the least (256), few rows and a block of rows and a bit, m odd
+    // where A is row-major.
     const std::vector<gemv_test::Dims> dims = {{1000, 4096}, {264, 2120}, {136, 1000},
                                                {8, 256},     {3, 4104},   {4097, 264}};
     for_each_tiled_case<__nv_bfloat16>(
