@@ -42,7 +42,8 @@ static_assert(kThreads == 2 * 128 && kRows == 2 * 64, "two warpgroups of 64 rows
 // then X's.
 //  - Row-major A: cols / 64 boxes of kRows rows × 64 columns; warpgroup w's rows from line 64·w.
 //  - Column-major A: one box a warpgroup, its 64 rows × cols columns (a line: 64 rows of a column).
-//  - X: cols / 64 boxes of 8·T vectors × 64 columns.
+//  - X: cols / 64 boxes of 8·T vectors × 64 columns (the last group's: as many lines as it has
+//    vectors, to 8).
 constexpr int kBox = 64, kLine = 128;
 template <int T>
 struct Stage {
@@ -57,8 +58,9 @@ struct Stage {
 
 template <bool row, int T>
 __global__ void __launch_bounds__(kThreads)
-    tensor_bulk(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap x_map, float* Y,
-                std::int64_t m, std::int64_t n, int k, std::int64_t per, std::int64_t row_blocks, bool atomic) {
+    tensor_bulk(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap x_map,
+                const __grid_constant__ CUtensorMap x_last, int last_lines, float* Y, std::int64_t m, std::int64_t n,
+                int k, std::int64_t per, std::int64_t row_blocks, bool atomic) {
     constexpr int kStages = Stage<T>::stages, kCols = Stage<T>::cols, kBoxes = Stage<T>::boxes;
     constexpr int kABytes = Stage<T>::a_bytes;
     extern __shared__ unsigned char shared[];
@@ -68,16 +70,22 @@ __global__ void __launch_bounds__(kThreads)
     const staged::Place at = staged::place_of<kRows, 8 * T>(row_blocks);
     const int i0 = int(at.i0);
     const int v0 = at.v0;
+    // The last group's boxes of X hold its vectors only (rounded up to 8): the copy engine's fill of
+    // lines past k is slow. The stage's lines past them keep what they held, and reach only the sums
+    // of vectors past k, which are never stored.
+    const bool last = v0 + 8 * T > k;
+    const CUtensorMap* xm = last ? &x_last : &x_map;
+    const int x_lines = last ? last_lines : 8 * T;
     const std::int64_t j0 = blockIdx.y * per;
     const int chunks = int((min(n, j0 + per) - j0 + kCols - 1) / kCols);
     const auto bar = [&](int c) { return shared_address(&in[c % kStages]); };
     const auto stage = [&](int c) { return base + c % kStages * Stage<T>::bytes; };
     const auto copy = [&](int c) {  // thread 0: chunk c's boxes of A and X into its stage
         const int jc = int(j0) + c * kCols;
-        hopper::barrier_expect(bar(c), Stage<T>::bytes);
+        hopper::barrier_expect(bar(c), kABytes + kBoxes * x_lines * kLine);
         for (int b = 0; b < kBoxes; ++b) {
             if constexpr (row) hopper::copy_box(stage(c) + b * kRows * kLine, &a_map, jc + kBox * b, i0, bar(c));
-            hopper::copy_box(stage(c) + kABytes + b * Stage<T>::x_box, &x_map, jc + kBox * b, v0, bar(c));
+            hopper::copy_box(stage(c) + kABytes + b * Stage<T>::x_box, xm, jc + kBox * b, v0, bar(c));
         }
         if constexpr (!row)
             for (int w = 0; w < 2; ++w) hopper::copy_box(stage(c) + w * kABytes / 2, &a_map, i0 + 64 * w, jc, bar(c));
@@ -212,8 +220,10 @@ void gemv_tensor_bulk(const several::Plan& p, gemv::Layout layout, const bf16* A
         prepared<R, T>();
         staged::run(p, X, Y, m, n, k, s, [&](const bf16* Xs, std::int64_t ldx) {
             const CUtensorMap x_map = tensor_map(Xs, n, k, ldx, 8 * T);
-            tensor_bulk<R, T><<<staged::grid_of(p), kThreads, Stage<T>::shared, s>>>(a_map, x_map, Y, m, n, k, p.per,
-                                                                                     p.blocks, p.atomic());
+            const int last_lines = (k - (p.groups - 1) * 8 * T + 7) / 8 * 8;  // the last group's vectors, to 8
+            const CUtensorMap x_last = last_lines == 8 * T ? x_map : tensor_map(Xs, n, k, ldx, last_lines);
+            tensor_bulk<R, T><<<staged::grid_of(p), kThreads, Stage<T>::shared, s>>>(
+                a_map, x_map, x_last, last_lines, Y, m, n, k, p.per, p.blocks, p.atomic());
         });
     });
 }
