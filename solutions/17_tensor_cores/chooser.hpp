@@ -95,7 +95,8 @@ constexpr double kBusyEnough = 0.8;
 // vectors two groups read A twice, and each reads all of X again: one group of 144 or 192 that
 // holds k took 0.61-0.86 of the time of two of 96 on 11 of 13 problems of 130 to 192 vectors, as
 // long at 8192 × 8192 with 160, 1.24 times it there with 192 (H200,
-// slides/data/step16/h200_bulk_groups_144_192.csv). So from 65 vectors the chooser times the
+// slides/data/step16/h200_bulk_groups_144_192.csv), and 1.15 times it there with 129 once the
+// last group's boxes of X stopped at k (h200_bulk_last_group_boxes.csv). So from 65 vectors the chooser times the
 // group that holds k and the smallest of 64 or more that takes it in two (bulk_timed): 64 and 96
 // at 65 to 96, 64 and 128 at 97 to 128, 96 and 144 at 129 to 144, 96 and 192 at 145 to 192, 128
 // from 193. From kBulkWide vectors a chunk is half as wide: a stage of 192 vectors × 128 columns
