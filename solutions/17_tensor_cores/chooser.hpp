@@ -96,13 +96,13 @@ constexpr double kBusyEnough = 0.8;
 // holds k took 0.61-0.86 of the time of two of 96 on 11 of 13 problems of 130 to 192 vectors, as
 // long at 8192 × 8192 with 160, 1.24 times it there with 192 (H200,
 // slides/data/step16/h200_bulk_groups_144_192.csv), and 1.15 times it there with 129 once the
-// last group's boxes of X stopped at k (h200_bulk_last_group_boxes.csv). So from 65 vectors the chooser times the
-// group that holds k and the smallest of 64 or more that takes it in two (bulk_timed): 64 and 96
-// at 65 to 96, 64 and 128 at 97 to 128, 96 and 144 at 129 to 144, 96 and 192 at 145 to 192, 128
-// from 193. From kBulkWide vectors a chunk is half as wide: a stage of 192 vectors × 128 columns
-// is 80 KiB, 2 in an SM, and a block waits for each copy; 5 of 40 KiB took 0.59-0.83 of the time
-// at 192 (and 164) vectors. Groups of 128 keep theirs: halved, 1.04 and 1.12 times as long at
-// 14336 × 4096 with 128 and 2472 × 13936 with 207, 0.93 with 256.
+// last group's boxes of X stopped at k (h200_bulk_last_group_boxes.csv). So from 65 vectors the
+// chooser times the group that holds k and the smallest of 64 or more that takes it in two
+// (bulk_timed): 64 and 96 at 65 to 96, 64 and 128 at 97 to 128, 96 and 144 at 129 to 144, 96 and
+// 192 at 145 to 192, 128 from 193. From kBulkWide vectors a chunk is half as wide: a stage of 192
+// vectors × 128 columns is 80 KiB, 2 in an SM, and a block waits for each copy; 5 of 40 KiB took
+// 0.59-0.83 of the time at 192 (and 164) vectors. Groups of 128 keep theirs: halved, 1.04 and
+// 1.12 times as long at 14336 × 4096 with 128 and 2472 × 13936 with 207, 0.93 with 256.
 using BulkGroups = Compiled<8, 16, 32, 64, 96, 128, 144, 192>;
 inline constexpr const auto& kBulkGroups = BulkGroups::values;
 bool bulk_timed(int group, int k);
