@@ -91,6 +91,13 @@ TEST_CASE(
     REQUIRE(several::bulk_fits(Layout::col, 8, several::kBulkLeastCols));
     REQUIRE_THROWS_AS(several::plan_tensor_bulk(14336, 4097, 64, Layout::row, 64, 132), gemv::UsageError);
     REQUIRE_THROWS_AS(several::plan_tensor_bulk(14336, 4096, 64, Layout::row, 12, 132), gemv::UsageError);
+    REQUIRE_THROWS_AS(several::plan_tensor_bulk(14336, 4096, 64, Layout::row, 64, 132, 3), gemv::UsageError);
+    // Clusters: the blocks of rows rounded up to whole clusters, the block's threads three warpgroups.
+    REQUIRE(several::plan_tensor_bulk(136, 4096, 64, Layout::row, 64, 132, 4).blocks == 4);
+    REQUIRE(several::plan_tensor_bulk(136, 4096, 64, Layout::row, 64, 132, 2).blocks == 2);
+    REQUIRE(several::plan_tensor_bulk(1000, 4096, 64, Layout::col, 64, 132, 1).blocks == 8);
+    REQUIRE(several::plan_tensor_bulk(1000, 4096, 64, Layout::col, 64, 132, 4).cluster == 4);
+    REQUIRE(several::plan_tensor_bulk(1000, 4096, 64, Layout::col, 64, 132).threads == several::kBulkThreads);
     const auto slices = [](std::int64_t m, std::int64_t n, int k) {
         return several::plan_tensor_bulk(m, n, k, Layout::row, several::group_for(several::Kernel::tensor_bulk, k), 132)
             .slices;
@@ -282,23 +289,23 @@ TEST_CASE("step 17: the chooser times every kernel that can run, each with the s
     REQUIRE(with_bulk(Precision::f32, Layout::row, 14336, 4096, true) ==
             V{Kernel::register_blocked, Kernel::fma_staged});
     // From 65 vectors the bulk kernel is timed with the group that holds k and the smallest of 64
-    // or more that takes it in two.
-    using G = std::vector<int>;
-    for (const auto& [k, timed] : std::vector<std::pair<int, G>>{{64, {64}},
-                                                                 {65, {64, 96}},
-                                                                 {96, {64, 96}},
-                                                                 {97, {64, 128}},
-                                                                 {128, {64, 128}},
-                                                                 {129, {96, 144}},
-                                                                 {144, {96, 144}},
-                                                                 {145, {96, 192}},
-                                                                 {192, {96, 192}},
-                                                                 {193, {128}},
-                                                                 {256, {128}}}) {
+    // or more that takes it in two; group_for's group from 96 vectors also in clusters of 2 and 4.
+    using G = std::vector<std::pair<int, int>>;  // group, cluster
+    for (const auto& [k, timed] : std::vector<std::pair<int, G>>{{64, {{64, 1}}},
+                                                                 {65, {{64, 1}, {96, 1}, {96, 2}, {96, 4}}},
+                                                                 {96, {{64, 1}, {96, 1}, {96, 2}, {96, 4}}},
+                                                                 {97, {{64, 1}, {128, 1}, {128, 2}, {128, 4}}},
+                                                                 {128, {{64, 1}, {128, 1}, {128, 2}, {128, 4}}},
+                                                                 {129, {{96, 1}, {144, 1}, {144, 2}, {144, 4}}},
+                                                                 {144, {{96, 1}, {144, 1}, {144, 2}, {144, 4}}},
+                                                                 {145, {{96, 1}, {192, 1}, {192, 2}, {192, 4}}},
+                                                                 {192, {{96, 1}, {192, 1}, {192, 2}, {192, 4}}},
+                                                                 {193, {{128, 1}, {128, 2}, {128, 4}}},
+                                                                 {256, {{128, 1}, {128, 2}, {128, 4}}}}) {
         INFO("k " << k);
         G groups;
         for (const several::Candidate& c : several::candidates(Precision::bf16, k, Layout::row, 9, 8192, 8192, true))
-            if (c.kernel == Kernel::tensor_bulk) groups.push_back(c.group);
+            if (c.kernel == Kernel::tensor_bulk) groups.push_back({c.group, c.cluster});
         REQUIRE(groups == timed);
     }
     REQUIRE(several::candidates(Precision::bf16, 64, Layout::row, 9)[1].group == several::kTensorMostRow);

@@ -91,15 +91,18 @@ TEST_CASE("step 17: the bulk tensor-core kernel is right for every group, shape,
         47, several::kBulkGroups,
         [&](gemv::Layout layout, const gemv_test::Dims& d, int k, int g, auto& p) {
             if (!several::bulk_fits(layout, d.m, d.n)) return;
-            // The plan's slices, and many more (as on a GPU with many more SMs).
-            for (int s : {sms, 64 * sms}) {
-                const several::Plan plan = several::plan_tensor_bulk(d.m, d.n, k, layout, g, s);
-                require_right<__nv_bfloat16>(
-                    p, [&] { several::gemv_tensor_bulk(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
-                    what<__nv_bfloat16>(d, layout, k,
-                                        "tensor cores, bulk, " + std::to_string(g) + " vectors a block, " +
-                                            std::to_string(plan.slices) + " slices"));
-            }
+            // The plan's slices, and many more (as on a GPU with many more SMs); every cluster, the
+            // blocks of rows rounded up to it.
+            for (int s : {sms, 64 * sms})
+                for (int c : several::kBulkClusters) {
+                    const several::Plan plan = several::plan_tensor_bulk(d.m, d.n, k, layout, g, s, c);
+                    require_right<__nv_bfloat16>(
+                        p, [&] { several::gemv_tensor_bulk(plan, layout, p.A(), p.x(), p.y(), d.m, d.n, k, 0); },
+                        what<__nv_bfloat16>(d, layout, k,
+                                            "tensor cores, bulk, " + std::to_string(g) + " vectors a block, " +
+                                                std::to_string(plan.slices) + " slices, clusters of " +
+                                                std::to_string(c)));
+                }
         },
         dims);
 }

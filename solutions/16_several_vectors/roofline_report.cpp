@@ -72,6 +72,7 @@ std::string plan_text(const Plan& p) {
     std::string s = std::to_string(p.group) + " vectors a " + keeper;
     if (p.kernel == Kernel::fma_staged && p.chunks != FmaChunks::narrow) s += std::string(", ") + to_string(p.chunks);
     if (p.groups > 1) s += ", A read " + std::to_string(p.groups) + " times";
+    if (p.cluster > 1) s += ", clusters of " + std::to_string(p.cluster) + " sharing X";
     if (p.slices > 1) s += ", " + std::to_string(p.slices) + " column slices (atomicAdd)";
     return s;
 }

@@ -64,6 +64,7 @@ struct Plan {
     int shared = 1;            // step 17, tensor cores: groups of vectors a block holds side by side
     bool pack_x = false;       // step 17, staged kernels: X copied first into vectors on 16 bytes
     bool whole_lines = false;  // step 17, staged tensor cores: every line of A and X on 16 bytes
+    int cluster = 1;           // step 17, bulk tensor cores: blocks of rows a cluster, sharing X's copies
     // step 17, staged FMA kernel: the chunks it copies (narrow, wide or of few rows)
     FmaChunks chunks = FmaChunks::narrow;
     bool atomic() const { return slices > 1; }

@@ -98,12 +98,18 @@ Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layo
     return p;
 }
 
-Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count) {
+Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                      int cluster) {
     if (!bulk_fits(layout, m, n))
         throw gemv::UsageError("the bulk tensor-core kernel needs n >= " + std::to_string(kBulkLeastCols) +
                                " and every line of A and X on 16 bytes (n, and m for column-major A, multiples of 8)");
+    if (!BulkClusters::has(cluster))
+        throw gemv::UsageError("the bulk tensor-core kernel runs in clusters of " + BulkClusters::list() +
+                               " blocks, not " + std::to_string(cluster));
     Plan p = tile_plan(Kernel::tensor_bulk, k, group, "bulk tensor-core", "block");
-    p.blocks = div_up(m, kBulkRows);
+    p.threads = kBulkThreads;
+    p.cluster = cluster;
+    p.blocks = div_up(div_up(m, kBulkRows), cluster) * cluster;
     require_grid(p.blocks * p.groups);
     p.whole_lines = true;
     const std::int64_t chunks = div_up(n, kBulkCols);
@@ -144,6 +150,10 @@ bool bulk_timed(int group, int k) {
            (k > 64 && group == group_for(Kernel::tensor_bulk, std::max(64, int(div_up(k, 2)))));
 }
 
+bool bulk_clustered(int group, int k) {
+    return group >= kBulkClusteredFrom && group == group_for(Kernel::tensor_bulk, k);
+}
+
 std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout layout, int cc_major, std::int64_t m,
                                   std::int64_t n, bool bulk_runs) {
     require_k(k);
@@ -157,7 +167,9 @@ std::vector<Candidate> candidates(gemv::Precision precision, int k, gemv::Layout
         out.push_back({Kernel::tensor_staged, group_for(Kernel::tensor_staged, k)});
         if (bulk_runs && bulk_fits(layout, m, n))
             for (int g : kBulkGroups)
-                if (bulk_timed(g, k)) out.push_back({Kernel::tensor_bulk, g});
+                if (bulk_timed(g, k))
+                    for (int c : kBulkClusters)
+                        if (c == 1 || bulk_clustered(g, k)) out.push_back({Kernel::tensor_bulk, g, c});
     }
     return out;
 }

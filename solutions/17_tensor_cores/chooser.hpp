@@ -80,16 +80,18 @@ constexpr int staged_cols(bool whole_lines, int group) {
 // h200_staged_last_wave.csv).
 constexpr double kBusyEnough = 0.8;
 // The bulk tensor-core kernel (gemv_tensor_bulk.cu), Hopper's way: compute capability 9.0, code
-// built for sm_90a. A block of two warpgroups (8 warps) takes kBulkRows rows and its group's 8·T
-// vectors; one thread asks the copy engine (TMA) for each chunk of bulk_chunk_cols columns of A and X,
-// bulk_stages chunks ahead, and each warpgroup multiplies its 64 rows with wgmma, its operands read
-// from shared memory by the tensor cores themselves. The copy engine needs every line of A and X to
-// start on 16 bytes (row-major A: n a multiple of 8; column-major: m and n, X's lines being n
-// long), and the accuracy argument atop the kernel needs n >= kBulkLeastCols.
+// built for sm_90a. A block of two warpgroups that multiply takes kBulkRows rows and its group's
+// 8·T vectors; one thread of a third warpgroup asks the copy engine (TMA) for each chunk of
+// bulk_chunk_cols columns of A and X, bulk_stages chunks ahead, and each multiplying warpgroup
+// multiplies its 64 rows with wgmma, its operands read from shared memory by the tensor cores
+// themselves. The copy engine needs every line of A and X to start on 16 bytes (row-major A: n a
+// multiple of 8; column-major: m and n, X's lines being n long), and the accuracy argument atop
+// the kernel needs n >= kBulkLeastCols.
 // Its groups: the tensor-core kernels', 96, 128, 144 and 192 (a wgmma takes any multiple of 8 up
-// to 256 vectors; at 192 a thread keeps 96 sums beside 96 accumulators, 200 registers). With 128
-// vectors one group of 128 took 0.79-0.83 of the time of two groups of 64 at 14336 × 4096, both
-// layouts (H200, slides/data/step16/h200_bulk_group_128.csv). Not everywhere: two groups of 64
+// to 256 vectors; at 192 a thread keeps 96 sums beside 96 accumulators, within the 232 registers
+// the multiplying warpgroups take from the copying one). With 128 vectors one group of 128 took
+// 0.79-0.83 of the time of two groups of 64 at 14336 × 4096, both layouts (H200,
+// slides/data/step16/h200_bulk_group_128.csv). Not everywhere: two groups of 64
 // side by side took 0.87-0.98 of the time of one of 128 at 8192 × 8192 (96 and 128 vectors, both
 // layouts) and 1024 × 4096 (128) (H200, slides/data/step16/h200_bulk_also_64.csv). Past 128
 // vectors two groups read A twice, and each reads all of X again: one group of 144 or 192 that
@@ -107,6 +109,20 @@ using BulkGroups = Compiled<8, 16, 32, 64, 96, 128, 144, 192>;
 inline constexpr const auto& kBulkGroups = BulkGroups::values;
 bool bulk_timed(int group, int k);
 constexpr int kBulkRows = 128;
+constexpr int kBulkThreads = 3 * 128;  // two warpgroups that multiply, one whose one thread copies
+// Its clusters: C blocks of consecutive rows (one group) that share X, each box of X asked for once
+// and written into all C blocks (multicast). Where X's bytes weigh, they cut what L2 hands out: on
+// the H200 the bulk kernel's time follows the bytes through L2's slices (6-8 TB/s), and clusters of
+// 2 took 7904 × 18328 with 137 vectors from 128.1 to 100.9 µs, of 4 column-major 12216 × 21616 with
+// 129 from 203.4 to 174.3; on short rows each block waits for the slowest of its cluster, and they
+// lost (8192 × 8192 with 128 vectors in groups of 64: 40.6 → 55.4 and 80.2 µs; H200,
+// slides/data/step16/h200_bulk_x_multicast.csv). So the chooser times clusters of 2 and 4 beside
+// none for group_for's group from kBulkClusteredFrom vectors, where X's boxes are 3/4 of A's bytes
+// a chunk or more (bulk_clustered).
+using BulkClusters = Compiled<1, 2, 4>;
+inline constexpr const auto& kBulkClusters = BulkClusters::values;
+constexpr int kBulkClusteredFrom = 96;
+bool bulk_clustered(int group, int k);
 constexpr int kBulkCols = 128;  // a slice's columns are a multiple of them
 constexpr int kBulkWide = 144;
 constexpr int bulk_chunk_cols(int group) {
@@ -226,8 +242,11 @@ Plan plan_tensor_cores(std::int64_t m, std::int64_t n, int k, gemv::Layout layou
 Plan plan_tensor_staged(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
                         int blocks_per_sm);
 
-// The bulk tensor-core kernel's plan (bulk_fits must hold; throws gemv::UsageError otherwise).
-Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count);
+// The bulk tensor-core kernel's plan (bulk_fits must hold; throws gemv::UsageError otherwise), its
+// blocks of rows in clusters of `cluster` (one of kBulkClusters; the rows rounded up to whole
+// clusters, the blocks past m storing nothing).
+Plan plan_tensor_bulk(std::int64_t m, std::int64_t n, int k, gemv::Layout layout, int group, int sm_count,
+                      int cluster = 1);
 
 // The staged FMA kernel's plan, as the staged tensor-core kernel's (slices by whole waves of
 // blocks_per_sm blocks an SM), in the chunks given (fma_chunks; wide ones where fma_wide_compiled,
@@ -261,6 +280,7 @@ constexpr int kTensorMostCol = 32;
 struct Candidate {
     Kernel kernel;
     int group;
+    int cluster = 1;  // the bulk kernel's
 };
 // On Hopper (bulk_runs: the GPU runs the bulk kernel, tensor_bulk_runs_here) bf16 also takes the
 // bulk tensor-core kernel where the problem fits it (bulk_fits on m and n); from 65 vectors with

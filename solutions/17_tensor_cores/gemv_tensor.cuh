@@ -110,7 +110,7 @@ inline several::Plan plan_of(const several::Candidate& choice, std::int64_t m, s
         case several::Kernel::fma_staged:
             return fma_staged_plan(m, n, k, layout, choice.group, sm_count);
         case several::Kernel::tensor_bulk:
-            return several::plan_tensor_bulk(m, n, k, layout, choice.group, sm_count);
+            return several::plan_tensor_bulk(m, n, k, layout, choice.group, sm_count, choice.cluster);
         default:
             return several::plan_register_blocked(m, n, k, layout, choice.group, sm_count);
     }

@@ -17,14 +17,52 @@ namespace gemv::hopper {
 #define GEMV_HOPPER_CODE 0
 #endif
 
-// An mbarrier counts the bytes the copy engine has written into a stage: `expect` arms it for a
-// chunk's bytes (one arrival, by the thread that asks for the copies), and its phase flips when
-// they are all in. A thread waits for phase `parity` to complete.
-__device__ __forceinline__ void barrier_init(std::uint32_t bar) {
+// An mbarrier's phase completes when `arrivals` threads have arrived and the bytes it expects are
+// in. A stage's "full" barrier counts the bytes the copy engine has written into it: `expect` arms
+// it for a chunk's bytes (one arrival, by the thread that asks for the copies). Its "released"
+// barrier counts the warpgroups done with it (`arrive`, from any block of the cluster). A thread
+// waits for phase `parity` to complete.
+__device__ __forceinline__ void barrier_init(std::uint32_t bar, int arrivals) {
 #if GEMV_HOPPER_CODE
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals));
 #else
     __trap();
+#endif
+}
+// One arrival on barrier `bar` (an address in this block's shared memory) in the cluster's block
+// `block`: the same barrier there. No fence over the cluster (.release.cluster): the arriving
+// warpgroup's reads of the stage, by its wgmma, are over once wgmma_wait says so.
+__device__ __forceinline__ void barrier_arrive(std::uint32_t bar, unsigned block) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "{\n.reg .b32 there;\nmapa.shared::cluster.u32 there, %0, %1;\n"
+        "mbarrier.arrive.shared::cluster.b64 _, [there];\n}\n" ::"r"(bar),
+        "r"(block)
+        : "memory");
+#else
+    __trap();
+#endif
+}
+// Every thread of every block of the cluster meets here (each warp whole).
+__device__ __forceinline__ void cluster_sync() {
+#if GEMV_HOPPER_CODE
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+    __trap();
+#endif
+}
+// A warpgroup gives up registers (the copying one) or takes them (the multiplying ones): a
+// block's registers are shared out once it runs, each warpgroup whole.
+template <int registers>
+__device__ __forceinline__ void registers_at_most() {
+#if GEMV_HOPPER_CODE
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(registers));
+#endif
+}
+template <int registers>
+__device__ __forceinline__ void registers_at_least() {
+#if GEMV_HOPPER_CODE
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(registers));
 #endif
 }
 __device__ __forceinline__ void barrier_expect(std::uint32_t bar, std::uint32_t bytes) {
@@ -65,6 +103,21 @@ __device__ __forceinline__ void copy_box(std::uint32_t to, const CUtensorMap* ma
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
             "r"(to),
         "l"(map), "r"(inner), "r"(outer), "r"(bar)
+        : "memory");
+#else
+    __trap();
+#endif
+}
+
+// The same box written into every block of the cluster named in `blocks` (a bit a block), at the
+// same place in each, and counted on the same barrier in each.
+__device__ __forceinline__ void copy_box_to_blocks(std::uint32_t to, const CUtensorMap* map, int inner, int outer,
+                                                   std::uint32_t bar, std::uint16_t blocks) {
+#if GEMV_HOPPER_CODE
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, "
+        "{%2, %3}], [%4], %5;\n" ::"r"(to),
+        "l"(map), "r"(inner), "r"(outer), "r"(bar), "h"(blocks)
         : "memory");
 #else
     __trap();

@@ -45,11 +45,12 @@ std::vector<gemv::GpuKernel> kernels(const gemv::Options& o, const gemv::DeviceF
     std::vector<several::Variant> out;
     for (std::size_t i = 0; i < chosen.plans.size(); ++i) {
         const several::Plan& p = chosen.plans[i];
-        // A kernel timed with several groups (the bulk one from 65 vectors) names its group in its rows.
+        // A kernel timed with several groups or clusters (the bulk one) names them in its rows.
         std::string name = several::to_string(p.kernel);
         const auto same_kernel = [&](const several::Plan& q) { return q.kernel == p.kernel; };
         if (std::count_if(chosen.plans.begin(), chosen.plans.end(), same_kernel) > 1)
             name += ", " + std::to_string(p.group) + " a block";
+        if (p.cluster > 1) name += ", clusters of " + std::to_string(p.cluster);
         // Each kernel's plan, run through gemv_planned; its roof is the one of the units it runs on.
         out.push_back({name, several::planned_launch<T>(p, layout), several::planned_traffic(p, m, n, k, layout),
                        chosen.launches[i], several::plan_text(p), several::on_tensor_cores(p.kernel),

@@ -63,16 +63,18 @@ std::vector<several::Plan> plans_for(const gemv::DeviceFacts& facts, std::int64_
         if (several::tensor_bulk_runs_here() && several::bulk_fits(layout, m, n))
             for (int g : several::kBulkGroups)
                 if (several::group_half_filled(g, k))
-                    plans.push_back(several::plan_tensor_bulk(m, n, k, layout, g, facts.sm_count));
+                    for (int c : several::kBulkClusters)
+                        plans.push_back(several::plan_tensor_bulk(m, n, k, layout, g, facts.sm_count, c));
     }
     return plans;
 }
 
-// What names a plan in the table and on the progress lines: its kernel, and the staged FMA
-// kernel's chunks.
+// What names a plan in the table and on the progress lines: its kernel, the staged FMA kernel's
+// chunks, and the bulk kernel's clusters.
 std::string kernel_of(const several::Plan& p) {
     std::string s = several::to_string(p.kernel);
     if (p.kernel == several::Kernel::fma_staged) s += std::string(", ") + several::to_string(p.chunks);
+    if (p.cluster > 1) s += ", clusters of " + std::to_string(p.cluster);
     return s;
 }
 
