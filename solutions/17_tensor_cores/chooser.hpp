@@ -113,10 +113,10 @@ constexpr int kBulkThreads = 3 * 128;  // two warpgroups that multiply, one whos
 // Its clusters: C blocks of consecutive rows (one group) that share X, each box of X asked for once
 // and written into all C blocks (multicast). Where X's bytes weigh, they cut what L2 hands out: on
 // the H200 the bulk kernel's time follows the bytes through L2's slices (6-8 TB/s), and clusters of
-// 2 took 7904 × 18328 with 137 vectors from 128.1 to 100.9 µs, of 4 column-major 12216 × 21616 with
-// 129 from 203.4 to 174.3; on short rows each block waits for the slowest of its cluster, and they
-// lost (8192 × 8192 with 128 vectors in groups of 64: 40.6 → 55.4 and 80.2 µs; H200,
-// slides/data/step16/h200_bulk_x_multicast.csv). So the chooser times clusters of 2 and 4 beside
+// 2 took 7904 × 18328 with 137 vectors from 131.7 to 100.9 µs, of 4 column-major 12024 × 29720
+// with 139 from 349.5 to 223.1; where rows are short each block waits for the slowest of its
+// cluster (8192 × 8192 with 128 vectors, one group of 128: 46.2 alone, 72.6 in fours; H200,
+// slides/data/step16/h200_bulk_clusters.csv). So the chooser times clusters of 2 and 4 beside
 // none for group_for's group from kBulkClusteredFrom vectors, where X's boxes are 3/4 of A's bytes
 // a chunk or more (bulk_clustered).
 using BulkClusters = Compiled<1, 2, 4>;
